@@ -1,0 +1,134 @@
+// fj-overhead: the cost of a fork. Runs recursive Fibonacci with no cutoff on the serial projection, on
+// fj::unit_pool, on fj::busy_pool with 1 worker and with 2 workers, interleaved round by round so that drift on
+// a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds per fork.
+//
+//   fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|busy2]
+// --only runs one variant once (used by scripts/callgrind-per-fork.sh to count instructions per fork).
+
+#include <forkjoin/forkjoin.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+[[gnu::noinline]] long fib_serial(int n) {
+  if (n < 2) return n;
+  return fib_serial(n - 1) + fib_serial(n - 2);
+}
+
+fj::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, n - 1);
+  co_await fj::call(&b, fib, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+// fib(n) by iteration: the expected answer, computed without recursion so that it costs nothing to measure.
+long fib_expected(int n) {
+  long a = 0;
+  long b = 1;
+  for (int i = 0; i < n; ++i) {
+    long const next = a + b;
+    a = b;
+    b = next;
+  }
+  return a;
+}
+
+// Number of forks fib(n) performs: one per internal node of its call tree, which is fib(n + 1) - 1.
+long forks_of(int n) { return fib_expected(n + 1) - 1; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  std::size_t const m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+template <class F>
+double seconds(F&& f, long expect) {
+  auto const t0 = std::chrono::steady_clock::now();
+  long const r = f();
+  auto const t1 = std::chrono::steady_clock::now();
+  if (r != expect) {
+    std::fprintf(stderr, "fj-overhead: WRONG ANSWER %ld, expected %ld\n", r, expect);
+    std::exit(2);
+  }
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int n = 36;
+  int reps = 7;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    std::string const arg = argv[i];
+    if (arg == "--n" && i + 1 < argc) {
+      n = std::atoi(argv[++i]);
+    } else if (arg == "--reps" && i + 1 < argc) {
+      reps = std::atoi(argv[++i]);
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|busy2]\n");
+      return arg == "--help" ? 0 : 1;
+    }
+  }
+  long const expect = fib_expected(n);
+  // Pools are made only for the variants that run: idle busy workers spin, which would pollute instruction counts.
+  std::optional<fj::unit_pool> unit;
+  std::optional<fj::busy_pool> busy1;
+  std::optional<fj::busy_pool> busy2;
+  struct variant {
+    const char* name;
+    std::function<void()> make;
+    std::function<long()> run;
+    std::vector<double> times;
+  };
+  std::vector<variant> variants = {
+      {"serial", [] {}, [&] { return fib_serial(n); }, {}},
+      {"unit", [&] { unit.emplace(); }, [&] { return fj::sync_wait(*unit, fib, n); }, {}},
+      {"busy1", [&] { busy1.emplace(1); }, [&] { return fj::sync_wait(*busy1, fib, n); }, {}},
+      {"busy2", [&] { busy2.emplace(2); }, [&] { return fj::sync_wait(*busy2, fib, n); }, {}},
+  };
+  if (!only.empty()) {
+    for (auto& v : variants) {
+      if (only == v.name) {
+        v.make();
+        std::printf("%s fib(%d): %.4f s\n", v.name, n, seconds(v.run, expect));
+        return 0;
+      }
+    }
+    std::fprintf(stderr, "fj-overhead: unknown variant %s\n", only.c_str());
+    return 1;
+  }
+  for (auto& v : variants) v.make();
+  for (auto& v : variants) (void)seconds(v.run, expect);  // warm up: stacks, deques, page faults
+  for (int r = 0; r < reps; ++r) {
+    for (auto& v : variants) v.times.push_back(seconds(v.run, expect));
+  }
+  double const ts = median(variants[0].times);
+  double const forks = static_cast<double>(forks_of(n));
+  std::printf("fib(%d), no cutoff, %d interleaved repetitions, medians; %.0f forks\n", n, reps, forks);
+  std::printf("%-8s %10s %10s %10s %12s\n", "variant", "median s", "min s", "T/Ts", "ns/fork");
+  for (auto& v : variants) {
+    double const m = median(v.times);
+    double const mn = *std::min_element(v.times.begin(), v.times.end());
+    std::printf("%-8s %10.4f %10.4f %10.2f %12.2f\n", v.name, m, mn, m / ts, m * 1e9 / forks);
+  }
+  std::printf("T1/Ts (busy1) = %.2f   T2/Ts (busy2) = %.2f   T1/T2 = %.2f\n", median(variants[2].times) / ts,
+              median(variants[3].times) / ts, median(variants[2].times) / median(variants[3].times));
+  return 0;
+}

@@ -1,0 +1,74 @@
+#include "registry.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+
+namespace fjb {
+namespace {
+
+constexpr std::array implementations{
+    implementation_info{"serial", "serial projection: the same algorithm with forks made plain calls", true},
+    implementation_info{"fj-busy", "forkjoin, fj::busy_pool (spinning thieves)", false},
+    implementation_info{"fj-unit", "forkjoin, fj::unit_pool (one worker, serial order)", true},
+    implementation_info{"tbb", "oneTBB task_group / parallel_invoke in a task_arena", false},
+    implementation_info{"omp", "OpenMP tasks (#pragma omp task / taskwait)", false},
+};
+
+// Built during static initialisation from several translation units, hence a function-local static.
+std::map<std::string, workload, std::less<>>& registry() {
+  static std::map<std::string, workload, std::less<>> instance;
+  return instance;
+}
+
+[[noreturn]] void registry_corrupt(std::string_view what, std::string_view name) {
+  std::fprintf(stderr, "fj-bench: internal error: %.*s '%.*s'\n", static_cast<int>(what.size()), what.data(),
+               static_cast<int>(name.size()), name.data());
+  std::abort();
+}
+
+}  // namespace
+
+std::span<const implementation_info> known_implementations() noexcept { return implementations; }
+
+const implementation_info* find_implementation(std::string_view name) noexcept {
+  const auto* found = std::find_if(implementations.begin(), implementations.end(),
+                                   [name](const implementation_info& impl) { return impl.name == name; });
+  return found == implementations.end() ? nullptr : found;
+}
+
+std::vector<const workload*> registered_workloads() {
+  std::vector<const workload*> result;
+  for (const auto& [name, entry] : registry()) {
+    if (entry.info.parameters == nullptr) {
+      registry_corrupt("implementations registered for an undescribed workload", name);
+    }
+    result.push_back(&entry);
+  }
+  std::sort(result.begin(), result.end(),
+            [](const workload* a, const workload* b) { return a->info.order < b->info.order; });
+  return result;
+}
+
+const workload* find_workload(std::string_view name) {
+  const auto found = registry().find(name);
+  return found == registry().end() ? nullptr : &found->second;
+}
+
+workload_registrar::workload_registrar(const workload_info& info) {
+  registry()[std::string(info.name)].info = info;
+}
+
+implementation_registrar::implementation_registrar(std::string_view workload_name,
+                                                   std::string_view implementation_name, run_function run) {
+  if (find_implementation(implementation_name) == nullptr) {
+    registry_corrupt("unknown implementation", implementation_name);
+  }
+  auto& runs = registry()[std::string(workload_name)].runs;
+  if (!runs.emplace(implementation_name, run).second) {
+    registry_corrupt("implementation registered twice", implementation_name);
+  }
+}
+
+}  // namespace fjb

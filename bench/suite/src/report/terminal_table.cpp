@@ -1,0 +1,57 @@
+#include <string>
+
+#include "format.hpp"
+#include "report.hpp"
+
+namespace fjb {
+namespace {
+
+std::string join_workers(const std::vector<unsigned>& workers) {
+  std::string text;
+  for (unsigned p : workers) {
+    text += (text.empty() ? "" : ",") + std::to_string(p);
+  }
+  return text;
+}
+
+void print_workload(std::FILE* out, const workload_summary& summary) {
+  std::fprintf(out, "\n%s (%s)   Ts = %s ms\n", summary.workload.c_str(), summary.parameters.c_str(),
+               milliseconds(summary.serial_seconds).c_str());
+  std::fprintf(out, "  %-8s %4s %11s %23s %8s %8s %6s %9s\n", "impl", "P", "median ms", "min - max ms", "T/Ts",
+               "speedup", "eff", "MRSS MiB");
+  for (const auto& cell : summary.cells) {
+    const std::string range = milliseconds(cell.seconds.min) + " - " + milliseconds(cell.seconds.max);
+    std::fprintf(out, "  %-8s %4u %11s %23s %8s %8s %6s %9s\n", cell.implementation.c_str(), cell.workers,
+                 milliseconds(cell.seconds.median).c_str(), range.c_str(),
+                 format_number(cell.relative, "%.2f").c_str(), format_number(cell.speedup, "%.2f").c_str(),
+                 format_number(cell.efficiency, "%.2f").c_str(), format_number(cell.max_rss_mib, "%.1f").c_str());
+  }
+  for (const auto& fit : summary.memory_fits) {
+    std::fprintf(out, "  Eq. 17 %-8s MRSS = %.1f + %.3f M1 P^%.2f MiB (rms %.2f)\n", fit.implementation.c_str(),
+                 fit.a_mib, fit.b, fit.n, fit.rms_residual_mib);
+  }
+}
+
+}  // namespace
+
+void print_header(std::FILE* out, const report& data) {
+  const auto& machine = data.machine;
+  std::fprintf(out, "fj-bench  scale=%s  reps=%u  workers=%s\n", std::string(name_of(data.chosen.size)).c_str(),
+               data.chosen.repetitions, join_workers(data.chosen.workers).c_str());
+  std::fprintf(out, "machine   %u cores, %u NUMA node%s, %s\n", machine.cores, machine.numa_nodes,
+               machine.numa_nodes == 1 ? "" : "s", machine.cpu_model.c_str());
+  std::fprintf(out, "compiler  %s (%s)\n", machine.compiler.c_str(), machine.build.c_str());
+  std::fprintf(out, "system    %s, load average at start %s\n", machine.kernel.c_str(),
+               machine.load_average.c_str());
+}
+
+void print_table(std::FILE* out, const report& data) {
+  std::fprintf(out, "\nmedians of %u interleaved runs; T/Ts = time relative to the serial projection (lower is "
+                    "better); speedup = Ts/Tp; eff = speedup/P\n",
+               data.chosen.repetitions);
+  for (const auto& summary : data.summaries) {
+    print_workload(out, summary);
+  }
+}
+
+}  // namespace fjb

@@ -1,0 +1,64 @@
+#include "run_one.hpp"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "child_protocol.hpp"
+#include "registry.hpp"
+#include "verify.hpp"
+
+namespace fjb {
+namespace {
+
+struct one_request {
+  run_function run;
+  run_request request;
+};
+
+one_request parse_request(std::span<char* const> arguments) {
+  if (arguments.size() != 4) {
+    throw std::invalid_argument("--run-one expects: workload implementation workers scale");
+  }
+  const workload* chosen = find_workload(arguments[0]);
+  if (chosen == nullptr) {
+    throw std::invalid_argument(std::string("unknown workload ") + arguments[0]);
+  }
+  const auto run = chosen->runs.find(arguments[1]);
+  if (run == chosen->runs.end()) {
+    throw std::invalid_argument(std::string("no implementation ") + arguments[1] + " of " + arguments[0]);
+  }
+  const std::string_view workers_text = arguments[2];
+  unsigned workers = 0;
+  const auto parsed = std::from_chars(workers_text.data(), workers_text.data() + workers_text.size(), workers);
+  const auto size = parse_scale(arguments[3]);
+  if (parsed.ec != std::errc{} || workers == 0 || !size) {
+    throw std::invalid_argument("--run-one: bad worker count or scale");
+  }
+  return {run->second, {*size, workers}};
+}
+
+}  // namespace
+
+int run_one(std::span<char* const> arguments) {
+  // UTS T3L recurses 17844 deep; OpenMP's default worker stacks are too small for the task-per-node version.
+  ::setenv("OMP_STACKSIZE", "256M", 0);
+  try {
+    const auto [run, request] = parse_request(arguments);
+    const run_result result = run(request);
+    std::fputs(format_result_line(result.seconds).c_str(), stdout);
+    return exit_measured;
+  } catch (const wrong_answer& error) {
+    std::fprintf(stderr, "\n*** WRONG ANSWER *** %s %s P=%s: %s\n", arguments[0], arguments[1], arguments[2],
+                 error.what());
+    return exit_wrong_answer;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "\nfj-bench --run-one failed: %s\n", error.what());
+    return exit_failed;
+  }
+}
+
+}  // namespace fjb

@@ -1,0 +1,40 @@
+#include "integrate.hpp"
+#include "teams/fj_team.hpp"
+
+namespace fjb::integrate {
+namespace {
+
+fj::task<double> area_between(double x1, double y1, double x2, double y2, double area, double epsilon) {
+  const double half = (x2 - x1) / 2;
+  const double x0 = x1 + half;
+  const double y0 = f(x0);
+  const double left = (y1 + y0) / 2 * half;
+  const double right = (y0 + y2) / 2 * half;
+  if (converged(left + right, area, epsilon)) {
+    co_return left + right;
+  }
+  double left_area = 0;
+  double right_area = 0;
+  co_await fj::fork(&left_area, area_between, x1, y1, x0, y0, left, epsilon);
+  co_await fj::call(&right_area, area_between, x0, y0, x2, y2, right, epsilon);
+  co_await fj::join;
+  co_return left_area + right_area;
+}
+
+template <class Pool>
+run_result run(const run_request& request) {
+  const problem p = problem_at(request.size);
+  fj_team<Pool> team(request.workers);
+  double answer = 0;
+  const double seconds = team.time([&](Pool& pool) {
+    answer = fj::sync_wait(pool, area_between, 0.0, f(0), p.upper, f(p.upper), 0.0, p.epsilon);
+  });
+  verify(p, answer);
+  return {seconds};
+}
+
+const implementation_registrar busy{"integrate", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar unit{"integrate", "fj-unit", run<fj::unit_pool>};
+
+}  // namespace
+}  // namespace fjb::integrate

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "verify.hpp"
+
+// C = A B for square n x n matrices by divide and conquer over quadrants (libfork paper Table I:
+// n = 8192): eight half-size products in two rounds of four, since the two products that add into the
+// same quadrant of C must not run at once.
+namespace fjb::matmul {
+
+[[nodiscard]] constexpr std::size_t order(scale s) noexcept { return by_scale<std::size_t>(s, 256, 1024, 8192); }
+
+// Below this order a block is multiplied by plain loops.
+inline constexpr std::size_t leaf_order = 64;
+
+// A square block inside a row-major matrix whose rows are `stride` elements apart.
+struct block {
+  float* data;
+  std::size_t stride;
+
+  [[nodiscard]] block quadrant(std::size_t row, std::size_t column, std::size_t half) const noexcept {
+    return {data + row * half * stride + column * half, stride};
+  }
+};
+
+// C += A B on blocks of order n, cache-friendly i-k-j order so the inner loop vectorises.
+inline void multiply_add_leaf(block c, block a, block b, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    float* c_row = c.data + i * c.stride;
+    for (std::size_t k = 0; k < n; ++k) {
+      const float a_ik = a.data[i * a.stride + k];
+      const float* b_row = b.data + k * b.stride;
+      for (std::size_t j = 0; j < n; ++j) {
+        c_row[j] += a_ik * b_row[j];
+      }
+    }
+  }
+}
+
+// A and B with small integer entries, so every product is exact in float and checkable exactly.
+struct operands {
+  std::size_t n;
+  std::vector<float> a;
+  std::vector<float> b;
+  std::vector<float> c;  // zeroed, already touched, so page faults are not timed
+};
+
+[[nodiscard]] operands make_operands(std::size_t n);
+
+// Freivalds' check with exact integer arithmetic: C x == A (B x) for two pseudo-random vectors x.
+void verify(const operands& m);
+
+}  // namespace fjb::matmul

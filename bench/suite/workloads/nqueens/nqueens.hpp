@@ -1,0 +1,44 @@
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "registry.hpp"
+#include "verify.hpp"
+
+// Counts the ways to place n non-attacking queens on an n x n board, one task per safe placement in each
+// row (libfork paper Table I: n = 14).
+namespace fjb::nqueens {
+
+inline constexpr int largest_board = 16;
+
+// Column of the queen in each row placed so far; passed by value so every task owns its board.
+using board = std::array<char, largest_board>;
+
+[[nodiscard]] constexpr int board_size(scale s) noexcept { return by_scale(s, 10, 12, 14); }
+
+// Whether the queen just placed in row `row` attacks none of the queens in the rows above it.
+[[nodiscard]] constexpr bool safe(const board& queens, int row) noexcept {
+  const int column = queens[static_cast<std::size_t>(row)];
+  for (int above = 0; above < row; ++above) {
+    const int other = queens[static_cast<std::size_t>(above)];
+    const int distance = row - above;
+    if (other == column || other == column - distance || other == column + distance) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// OEIS A000170.
+[[nodiscard]] constexpr long solutions(int n) noexcept {
+  constexpr std::array<long, 17> known{1,    1,     0,      0,      2,       10,       4,        40,      92,
+                                       352,  724,   2680,   14200,  73712,   365596,   2279184,  14772512};
+  return known[static_cast<std::size_t>(n)];
+}
+
+inline void verify(int n, long computed) {
+  expect_equal(std::to_string(n) + "-queens solutions", computed, solutions(n));
+}
+
+}  // namespace fjb::nqueens

@@ -1,0 +1,112 @@
+#pragma once
+// The awaiters behind co_await fj::fork / fj::call / fj::join and a task's final suspend: the hot paths of
+// paper Algorithms 3, 4 and 5. Slow paths are out of line in transitions.hpp.
+
+#include <concepts>
+#include <coroutine>
+#include <exception>
+#include <utility>
+
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/transitions.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+
+namespace fj::detail {
+
+template <class P>
+inline constexpr bool is_task_promise = std::derived_from<P, frame>;
+
+// Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
+// initial suspend point, allocated on this worker's stack).
+template <bool Fork>
+class [[nodiscard]] spawn_awaitable {
+ public:
+  explicit spawn_awaitable(frame* child) noexcept : child_(child) {}
+  spawn_awaitable(spawn_awaitable&& other) noexcept : child_(std::exchange(other.child_, nullptr)) {}
+  spawn_awaitable(const spawn_awaitable&) = delete;
+  spawn_awaitable& operator=(const spawn_awaitable&) = delete;
+  spawn_awaitable& operator=(spawn_awaitable&&) = delete;
+  ~spawn_awaitable() = default;
+
+  [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
+
+  template <class P>
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) {
+    static_assert(is_task_promise<P>,
+                  "fj::fork and fj::call can only be awaited inside a coroutine that returns fj::task<T>");
+    // Read everything we need from this awaiter before publishing the parent: once it is on the deque a thief
+    // may resume it, and this awaiter lives in the parent's frame (PITFALLS: "Read everything ... before").
+    frame* const child = child_;
+    frame* const self = &parent.promise();
+    child->parent = self;
+    if constexpr (Fork) {
+      child->kind = task_kind::fork;
+      try {
+        // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
+        tls_worker->owner.push(self);
+      } catch (...) {
+        child->handle().destroy();
+        throw;
+      }
+    }
+    return child->handle();
+  }
+
+  static constexpr void await_resume() noexcept {}
+
+ private:
+  frame* child_;
+};
+
+// Algorithm 4: co_await fj::join.
+class join_awaiter {
+ public:
+  explicit join_awaiter(frame* self) noexcept : self_(self) {}
+
+  [[nodiscard, gnu::always_inline]] bool await_ready() const noexcept { return join_is_ready(self_); }
+
+  // Suspend unless we are the last to arrive; in that case continue at once on this worker.
+  bool await_suspend(std::coroutine_handle<>) const noexcept { return !arrive_at_join(self_); }
+
+  [[gnu::always_inline]] void await_resume() const {
+    frame* const self = self_;
+    if (self->steals != 0) reset_join(self);
+    if (self->exception) [[unlikely]] rethrow(self);
+  }
+
+ private:
+  [[noreturn, gnu::cold]] static void rethrow(frame* self) {
+    std::exception_ptr e = std::move(self->exception);
+    self->exception = nullptr;
+    // relaxed: all children have returned; no other thread touches this flag until the next fork.
+    self->exception_claimed.store(false, std::memory_order_relaxed);
+    std::rethrow_exception(std::move(e));
+  }
+
+  frame* self_;
+};
+
+// Algorithm 5: what happens when a task's body has finished.
+struct final_awaiter {
+  [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
+
+  template <class P>
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
+    frame* const self = &h.promise();
+    // Stolen since its last join (children may still run: join implicitly), a pending child exception, or a
+    // root: all take the out-of-line path.
+    if (self->steals != 0 || self->exception || self->kind == task_kind::root) [[unlikely]] {
+      return final_slow(self);
+    }
+    frame* const parent = self->parent;
+    bool const forked = self->kind == task_kind::fork;
+    h.destroy();
+    if (!forked) return parent->handle();
+    if (tls_worker->owner.pop()) [[likely]] return parent->handle();
+    return return_to_stolen_parent(parent);
+  }
+
+  static constexpr void await_resume() noexcept {}
+};
+
+}  // namespace fj::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The type-erased state every task carries at the start of its promise: who its parent is, which segmented
+// stack it lives on, its split join counter and its first-exception slot. The protocol that uses these fields
+// is docs/protocols/join.md; the ownership of `home` is docs/protocols/stack.md.
+
+#include <atomic>
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+
+namespace fj::detail {
+
+class segmented_stack;
+struct root_base;
+
+// How a task was started; decides what its final suspend does (paper Algorithm 5, lines 7-12).
+enum class task_kind : std::uint8_t {
+  call,  // parent suspended at a call: resume it directly
+  fork,  // parent pushed on the deque: pop it back, or join it implicitly if it was stolen
+  root,  // started by sync_wait: signal the waiting thread
+};
+
+// Initial value of the split join counter (join.md §2). It only has to exceed the number of times one frame can
+// be stolen between two joins, which is bounded by the number of forks in that scope.
+inline constexpr std::uint32_t k_join_init = std::uint32_t{1} << 30;
+
+struct frame {
+  union {
+    frame* parent;    // kind call or fork
+    root_base* root;  // kind root
+  };
+  segmented_stack* home;  // the segmented stack this frame was allocated on
+  void* coro = nullptr;   // coroutine handle address, for type-erased resume/destroy
+
+  // Split join counter (join.md §2). Starts at k_join_init; each child that returns to a stolen parent subtracts
+  // 1, the parent subtracts (k_join_init - steals) at its join. Whoever brings it to zero continues the parent.
+  std::atomic<std::uint32_t> joins{k_join_init};
+  // Times this frame's continuation was stolen since its last join. Only the worker running the continuation
+  // touches it: thieves increment it right after a successful steal, before resuming.
+  std::uint32_t steals = 0;
+
+  task_kind kind = task_kind::call;
+  // Set by the frame itself before it joins implicitly at its final suspend: the child that arrives last must
+  // finish the frame (destroy it, continue its parent) instead of resuming it (join.md §4).
+  bool at_final = false;
+  // First-exception slot: whoever wins this flag writes `exception`; losers drop theirs (join.md §5).
+  std::atomic<bool> exception_claimed{false};
+  std::exception_ptr exception;
+
+  explicit frame(segmented_stack* h) noexcept : parent(nullptr), home(h) {}
+
+  [[nodiscard]] std::coroutine_handle<> handle() const noexcept {
+    return std::coroutine_handle<>::from_address(coro);
+  }
+};
+
+}  // namespace fj::detail

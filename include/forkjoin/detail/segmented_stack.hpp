@@ -1,0 +1,321 @@
+#pragma once
+// The geometric segmented stack on which every coroutine frame is allocated (libfork paper, Section III-A).
+// Protocol and memory bound: docs/protocols/stack.md.
+//
+// A stack is a doubly linked list of stacklets: heap blocks that start with a small header (stacklet below)
+// followed by the region frames are bumped into. The current stacklet's stack pointer, base and limit are
+// copied into the segmented_stack object itself, so the hot paths touch no header:
+//   allocate:   load sp, compare with limit, store sp + n.
+//   deallocate: store sp = p, then one predictable branch for "the stacklet became empty".
+// Everything else (a new stacklet, the cache, moving back, accounting, errors) is out of line and cold.
+//
+// Deviations from the paper, each argued in stack.md:
+//   - The header is 32 bytes (prev, next, saved sp, limit; the base is implicit), not 48.
+//   - Sizes are those of whole heap blocks (header included); the bottom stacklet is always
+//     k_first_stacklet_bytes and is kept until the stack is destroyed. A request that does not fit an empty
+//     bottom stacklet gets a stacklet chained after it instead of replacing it, so the bottom's size never
+//     depends on history.
+//   - When a new stacklet must be made and the cached one is too small, the cache is freed first.
+//   - Theorem 1's 4M does not hold for the paper's own rules (stack.md "Memory bound" has a counterexample);
+//     what this stack guarantees, for M bytes in use, is 3 * k_first_stacklet_bytes + c * log2(M + c) + 8M.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FJ_DETAIL_STACK_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FJ_DETAIL_STACK_ASAN 1
+#endif
+#endif
+
+#if defined(FJ_DETAIL_STACK_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace fj::detail {
+
+inline constexpr std::size_t k_frame_align = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+static_assert((k_frame_align & (k_frame_align - 1)) == 0, "frame alignment must be a power of two");
+
+// Whether frames on stacklets are poisoned for AddressSanitizer while they are not allocated.
+#if defined(FJ_DETAIL_STACK_ASAN)
+inline constexpr bool k_stack_poisoning = true;
+#else
+inline constexpr bool k_stack_poisoning = false;
+#endif
+
+// Whether deallocate() checks that it frees the last allocation (debug and ASan builds): a violation is a
+// broken invariant of the runtime, so it terminates with a message instead of corrupting the stack.
+#if !defined(NDEBUG) || defined(FJ_DETAIL_STACK_ASAN)
+inline constexpr bool k_stack_checks = true;
+#else
+inline constexpr bool k_stack_checks = false;
+#endif
+
+class segmented_stack;
+
+// Process-wide bytes of stacklet memory (headers included), for the memory-bound reports. Updated only when a
+// stacklet is created or freed, never on the hot path.
+struct stack_memory {
+  [[nodiscard]] static std::size_t current() noexcept {
+    // relaxed: a statistic; nothing else is published through it.
+    return current_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] static std::size_t peak() noexcept {
+    // relaxed: a statistic; nothing else is published through it.
+    return peak_.load(std::memory_order_relaxed);
+  }
+  // Sets the peak to the current value, so that a later peak() reports the high-water mark since this call.
+  static void reset_peak() noexcept {
+    // relaxed: a statistic; the caller orders it with the work it measures (e.g. by joining threads).
+    peak_.store(current_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  }
+
+ private:
+  friend class segmented_stack;
+
+  static void add(std::size_t bytes) noexcept {
+    // relaxed: a statistic; the read-modify-write alone keeps the count exact under concurrent updates.
+    const std::size_t now = current_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+    // relaxed: the peak is a monotonic maximum; the CAS loop only has to avoid losing a larger value.
+    std::size_t seen = peak_.load(std::memory_order_relaxed);
+    while (seen < now &&
+           !peak_.compare_exchange_weak(seen, now, std::memory_order_relaxed, std::memory_order_relaxed)) {
+    }
+  }
+  static void sub(std::size_t bytes) noexcept {
+    // relaxed: a statistic, as in add().
+    current_.fetch_sub(bytes, std::memory_order_relaxed);
+  }
+
+  static inline std::atomic<std::size_t> current_{0};
+  static inline std::atomic<std::size_t> peak_{0};
+};
+
+// A stack of frames owned by one thread at a time. It contains no synchronisation: whoever moves it to
+// another thread must order that move (stack.md "Ownership between workers"). Non-copyable and non-movable
+// because the runtime keeps pointers to it.
+class segmented_stack {
+ public:
+  // Size of the heap block of the bottom stacklet: one page, which malloc serves without mmap and which holds
+  // a few dozen typical frames. No stacklet is made until the first allocate(), because the runtime creates
+  // an empty stack at every steal.
+  static constexpr std::size_t k_first_stacklet_bytes = 4096;
+
+ private:
+  struct alignas(k_frame_align) stacklet {
+    stacklet* prev;    // towards the bottom of the stack; null for the bottom stacklet
+    stacklet* next;    // the cached stacklet, when this one is current; otherwise the one above
+    std::byte* sp;     // the stack pointer, saved while another stacklet is current
+    std::byte* limit;  // one past the end of the block; the frames start right after this header
+
+    [[nodiscard]] std::byte* base() noexcept { return reinterpret_cast<std::byte*>(this) + sizeof(stacklet); }
+    [[nodiscard]] std::size_t block_bytes() const noexcept {
+      return static_cast<std::size_t>(limit - reinterpret_cast<const std::byte*>(this));
+    }
+    [[nodiscard]] std::size_t capacity() const noexcept { return block_bytes() - sizeof(stacklet); }
+  };
+  static_assert(sizeof(stacklet) % k_frame_align == 0, "frames right after the header must stay aligned");
+
+ public:
+  // Bytes of header at the start of every stacklet (the paper's c).
+  static constexpr std::size_t k_stacklet_header_bytes = sizeof(stacklet);
+
+  segmented_stack() noexcept = default;
+  segmented_stack(const segmented_stack&) = delete;
+  segmented_stack& operator=(const segmented_stack&) = delete;
+  segmented_stack(segmented_stack&&) = delete;
+  segmented_stack& operator=(segmented_stack&&) = delete;
+
+  ~segmented_stack() {
+    if (!empty()) {
+      invariant_broken("segmented_stack destroyed while frames are still allocated on it");
+    }
+    if (cur_ != nullptr) {
+      // The stack is empty, so cur_ is the bottom stacklet and at most the cache lies above it.
+      if (cur_->next != nullptr) {
+        release(cur_->next);
+      }
+      release(cur_);
+    }
+  }
+
+  // Returns n bytes aligned to k_frame_align (n is rounded up to a multiple of it; 0 counts as 1).
+  // Throws std::bad_alloc if a new stacklet is needed and cannot be made; the stack's frames are unchanged.
+  [[nodiscard]] void* allocate(std::size_t n) {
+    // n - 1 wraps for n == 0, sending it to the slow path. limit_ - sp_ is a multiple of k_frame_align, so
+    // n <= avail implies round_up(n) <= avail, and round_up cannot overflow here.
+    if (n - 1 < static_cast<std::size_t>(limit_ - sp_)) [[likely]] {
+      std::byte* const p = sp_;
+      sp_ = p + round_up(n);
+      unpoison(p, n);
+      return p;
+    }
+    return allocate_slow(n);
+  }
+
+  // Frees p, which must be the last allocation still live, made with the same n.
+  void deallocate(void* p, std::size_t n) noexcept {
+    auto* const q = static_cast<std::byte*>(p);
+    if constexpr (k_stack_checks) {
+      check_last(q, n);
+    }
+    poison(q, round_up(n == 0 ? 1 : n));
+    sp_ = q;
+    // Only a stacklet's bottom allocation empties it: once per stacklet crossing, so well predicted.
+    if (q == base_) [[unlikely]] {
+      pop_stacklet();
+    }
+  }
+
+  [[nodiscard]] bool empty() const noexcept {
+    // Every stacklet but the bottom one is non-empty while it is current (pop_stacklet moves back eagerly).
+    return sp_ == base_;
+  }
+
+  // Bytes allocated now, each allocation counted rounded up to k_frame_align.
+  [[nodiscard]] std::size_t used_bytes() const noexcept {
+    return used_below_ + static_cast<std::size_t>(sp_ - base_);
+  }
+
+  // Bytes of heap blocks held: all stacklets including the cached one, headers included.
+  [[nodiscard]] std::size_t reserved_bytes() const noexcept { return reserved_; }
+
+ private:
+  static constexpr std::size_t round_up(std::size_t n) noexcept {
+    return (n + (k_frame_align - 1)) & ~(k_frame_align - 1);
+  }
+
+  static void poison([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(FJ_DETAIL_STACK_ASAN)
+    ASAN_POISON_MEMORY_REGION(p, n);
+#endif
+  }
+  static void unpoison([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t n) noexcept {
+#if defined(FJ_DETAIL_STACK_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(p, n);
+#endif
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void invariant_broken(const char* what) noexcept {
+    std::fprintf(stderr, "fj: internal invariant broken: %s\n", what);
+    std::terminate();
+  }
+
+  void check_last(std::byte* q, std::size_t n) const noexcept {
+    if (q < base_ || q + round_up(n == 0 ? 1 : n) != sp_) [[unlikely]] {
+      invariant_broken("segmented_stack::deallocate of a block that is not the last allocation");
+    }
+  }
+
+  // Makes a stacklet of `bytes` (header included) linked after `prev`; poisoned until allocated from.
+  [[nodiscard]] stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
+    void* const mem = ::operator new(bytes);
+    auto* const s = ::new (mem) stacklet{prev, nullptr, nullptr, static_cast<std::byte*>(mem) + bytes};
+    s->sp = s->base();
+    poison(s->base(), s->capacity());
+    reserved_ += bytes;
+    stack_memory::add(bytes);
+    return s;
+  }
+
+  void release(stacklet* s) noexcept {
+    const std::size_t bytes = s->block_bytes();
+    unpoison(s->base(), s->capacity());
+    ::operator delete(static_cast<void*>(s), bytes);
+    reserved_ -= bytes;
+    stack_memory::sub(bytes);
+  }
+
+  // Block size for a stacklet above one of `below` bytes that must hold `need` bytes: the paper's
+  // max(2 * previous, what the request needs).
+  [[nodiscard]] static std::size_t grown_size(std::size_t below, std::size_t need) {
+    constexpr std::size_t max = ~std::size_t{0};
+    if (need > max - sizeof(stacklet)) {
+      throw std::bad_alloc();
+    }
+    const std::size_t doubled = below > max / 2 ? max : 2 * below;
+    const std::size_t fits = need + sizeof(stacklet);
+    return doubled > fits ? doubled : fits;
+  }
+
+  [[gnu::cold, gnu::noinline]] void* allocate_slow(std::size_t n) {
+    const std::size_t want = n == 0 ? 1 : n;
+    if (want > ~std::size_t{0} - (k_frame_align - 1)) {
+      throw std::bad_alloc();
+    }
+    const std::size_t need = round_up(want);
+
+    if (cur_ == nullptr) {
+      cur_ = make_stacklet(k_first_stacklet_bytes, nullptr);
+      base_ = sp_ = cur_->base();
+      limit_ = cur_->limit;
+      if (need <= static_cast<std::size_t>(limit_ - sp_)) {
+        return bump(want, need);
+      }
+    }
+
+    // The request does not fit the current stacklet: continue on the cache if it fits, else on a new one.
+    stacklet* next = cur_->next;
+    if (next == nullptr || next->capacity() < need) {
+      const std::size_t bytes = grown_size(cur_->block_bytes(), need);
+      if (next != nullptr) {
+        cur_->next = nullptr;
+        release(next);
+      }
+      next = make_stacklet(bytes, cur_);
+      cur_->next = next;
+    }
+    cur_->sp = sp_;
+    used_below_ += static_cast<std::size_t>(sp_ - base_);
+    cur_ = next;
+    base_ = sp_ = next->base();
+    limit_ = next->limit;
+    return bump(want, need);
+  }
+
+  void* bump(std::size_t want, std::size_t need) noexcept {
+    std::byte* const p = sp_;
+    sp_ = p + need;
+    unpoison(p, want);
+    return p;
+  }
+
+  // The current stacklet has just become empty: move back to the one below, keeping the emptied one as the
+  // cache if it is at most twice as large as that one (paper's rule against hot-splitting), else freeing it.
+  [[gnu::cold, gnu::noinline]] void pop_stacklet() noexcept {
+    stacklet* const emptied = cur_;
+    stacklet* const below = emptied->prev;
+    if (below == nullptr) {
+      return;  // the bottom stacklet: the stack is now empty and keeps it
+    }
+    if (emptied->next != nullptr) {
+      release(emptied->next);  // at most one cached stacklet
+      emptied->next = nullptr;
+    }
+    if (emptied->block_bytes() > 2 * below->block_bytes()) {
+      below->next = nullptr;
+      release(emptied);
+    }
+    cur_ = below;
+    base_ = below->base();
+    sp_ = below->sp;
+    limit_ = below->limit;
+    used_below_ -= static_cast<std::size_t>(sp_ - base_);
+  }
+
+  // Hot state first: the current stacklet's stack pointer and bounds.
+  std::byte* sp_ = nullptr;
+  std::byte* limit_ = nullptr;
+  std::byte* base_ = nullptr;
+  stacklet* cur_ = nullptr;
+  std::size_t used_below_ = 0;  // bytes used on the stacklets below the current one
+  std::size_t reserved_ = 0;    // bytes of the blocks held, for reserved_bytes()
+};
+
+}  // namespace fj::detail

@@ -1,0 +1,174 @@
+#pragma once
+// The slow paths of fork, join and return (paper Algorithms 4 and 5 beyond their first lines): split-counter
+// joins, moving stack ownership between workers, finishing a frame whose children outlived its body, and
+// delivering exceptions. The hot paths live inline in task.hpp and spawn.hpp. Protocol: docs/protocols/join.md,
+// stack ownership: docs/protocols/stack.md.
+
+#include <atomic>
+#include <coroutine>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <utility>
+
+#include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/root.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+
+namespace fj::detail {
+
+[[noreturn, gnu::cold]] inline void broken_invariant(const char* what) noexcept {
+  std::fprintf(stderr, "fj: internal invariant broken: %s\n", what);
+  std::abort();
+}
+
+// ---- stack ownership (stack.md "Ownership between workers") ----
+
+// Make `home` this worker's stack. The stack held until now must be empty: it becomes the spare (or is freed).
+inline void take_stack(segmented_stack* home) noexcept {
+  segmented_stack* current = tls_stack;
+  if (current == home) return;
+  if (!current->empty()) broken_invariant("a worker adopting a stack still had frames on its own");
+  worker_context* w = tls_worker;
+  if (w->spare == nullptr) {
+    w->spare = current;
+  } else {
+    delete current;
+  }
+  tls_stack = home;
+}
+
+// Give up the current stack (another worker will adopt it when it resumes the frame on it) and continue on an
+// empty one: the spare if there is one.
+inline void give_up_stack() noexcept {
+  worker_context* w = tls_worker;
+  segmented_stack* fresh = std::exchange(w->spare, nullptr);
+  if (fresh == nullptr) {
+    fresh = new (std::nothrow) segmented_stack();
+    if (fresh == nullptr) broken_invariant("out of memory allocating a worker stack");
+  }
+  tls_stack = fresh;
+}
+
+// ---- exceptions (join.md §5) ----
+
+// Store `e` in the first-exception slot of `target`, unless another exception got there first.
+inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
+  // relaxed: the flag only arbitrates between writers; the winner's write of `exception` reaches the reader
+  // through the join (the winner's release fetch_sub on joins, or program order on one worker).
+  if (!target->exception_claimed.exchange(true, std::memory_order_relaxed)) {
+    target->exception = std::move(e);
+  } else if (worker_context* w = tls_worker) {
+    worker_counters::bump(w->counters.exceptions_dropped);
+  }
+}
+
+// ---- the join counter (join.md §2-3) ----
+
+// The parent side of a join, for a frame whose continuation was stolen: returns true if every child has already
+// returned (the caller continues the frame, now on the frame's own stack), false if a child will continue it.
+inline bool arrive_at_join(frame* self) noexcept {
+  segmented_stack* const home = self->home;
+  std::uint32_t const ours = k_join_init - self->steals;
+  segmented_stack* const current = tls_stack;
+  // LIFETIME: after this fetch_sub the last child may resume or finish `self` on another worker; read nothing
+  // of it afterwards unless we are last.
+  // acq_rel: release publishes the frame's state (its locals, at_final) to the child that arrives last; acquire
+  // pairs with the release fetch_sub of every child that returned before us, when we are last.
+  if (self->joins.fetch_sub(ours, std::memory_order_acq_rel) == ours) {
+    take_stack(home);
+    return true;
+  }
+  if (current == home) give_up_stack();
+  return false;
+}
+
+[[gnu::noinline]] inline bool stolen_join_is_ready(frame* self) noexcept {
+  // acquire: pairs with the release fetch_sub of each child that returned to this stolen frame.
+  if (self->joins.load(std::memory_order_acquire) == k_join_init - self->steals) {
+    take_stack(self->home);
+    return true;
+  }
+  return false;
+}
+
+// True when a join needs no suspension: nothing was stolen, or every stolen-from child has already returned.
+[[gnu::always_inline]] inline bool join_is_ready(frame* self) noexcept {
+  if (self->steals == 0) [[likely]] return true;
+  return stolen_join_is_ready(self);
+}
+
+// After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
+// touches it now.
+inline void reset_join(frame* self) noexcept {
+  self->steals = 0;
+  // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the deque.
+  self->joins.store(k_join_init, std::memory_order_relaxed);
+}
+
+std::coroutine_handle<> finish(frame* self) noexcept;
+
+inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
+  if (f->at_final) [[unlikely]] return finish(f);
+  return f->handle();
+}
+
+// Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen.
+[[gnu::noinline]] inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
+  segmented_stack* const home = parent->home;
+  segmented_stack* const current = tls_stack;
+  // LIFETIME: after this fetch_sub the parent may be resumed (and freed) by another worker.
+  // release: publishes this child's writes (its result through the out pointer, a delivered exception, the
+  // frames it freed on `home`) to whoever continues the parent. TSan does not model fences, so its build makes
+  // this RMW acq_rel instead of adding the acquire fence below (join.md §3).
+  constexpr std::memory_order child_order = tsan_build ? std::memory_order_acq_rel : std::memory_order_release;
+  if (parent->joins.fetch_sub(1, child_order) == 1) {
+    // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join and
+    // with the release fetch_sub of every other child, making the parent's frame and stack ours.
+    if constexpr (!tsan_build) std::atomic_thread_fence(std::memory_order_acquire);
+    take_stack(home);
+    return resume_or_finish(parent);
+  }
+  if (current == home) give_up_stack();
+  return std::noop_coroutine();
+}
+
+// Destroy a frame whose body has finished and whose children have all returned, and continue its parent
+// (Algorithm 5). The caller owns the frame's stack.
+[[gnu::noinline]] inline std::coroutine_handle<> finish(frame* self) noexcept {
+  task_kind const kind = self->kind;
+  frame* const parent = kind == task_kind::root ? nullptr : self->parent;
+  root_base* const root = kind == task_kind::root ? self->root : nullptr;
+  std::exception_ptr e = std::move(self->exception);
+  self->handle().destroy();
+  switch (kind) {
+    case task_kind::call:
+      if (e) deliver_exception(parent, std::move(e));
+      return parent->handle();
+    case task_kind::fork:
+      if (e) deliver_exception(parent, std::move(e));
+      if (tls_worker->owner.pop()) return parent->handle();
+      return return_to_stolen_parent(parent);
+    case task_kind::root:
+      if (e) root->exception = std::move(e);
+      worker_counters::bump(tls_worker->counters.roots_run);
+      root->complete();
+      return std::noop_coroutine();
+  }
+  broken_invariant("unknown task kind");
+}
+
+// The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may still
+// run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
+[[gnu::noinline]] inline std::coroutine_handle<> final_slow(frame* self) noexcept {
+  if (self->steals != 0) {
+    self->at_final = true;
+    if (!join_is_ready(self) && !arrive_at_join(self)) return std::noop_coroutine();
+  }
+  return finish(self);
+}
+
+}  // namespace fj::detail

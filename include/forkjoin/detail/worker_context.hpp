@@ -1,0 +1,49 @@
+#pragma once
+// Per-worker state and the two thread-locals the hot path reads: the worker's deque (fork pushes its parent,
+// a returning child pops it) and the segmented stack that new frames are allocated on.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/ext/deque.hpp"
+
+namespace fj::detail {
+
+class pool_core;
+
+// Counters written only by their worker (relaxed load + store, no read-modify-write) and read by anyone.
+struct worker_counters {
+  std::atomic<std::uint64_t> steal_attempts{0};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint64_t> roots_run{0};
+  std::atomic<std::uint64_t> exceptions_dropped{0};
+
+  static void bump(std::atomic<std::uint64_t>& c) noexcept {
+    // relaxed: single writer; readers only want an eventually consistent statistic.
+    c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+};
+
+struct worker_context {
+  explicit worker_context(pool_core* p, std::size_t i) : pool(p), index(i), owner(queue.owner()) {}
+
+  pool_core* pool;
+  std::size_t index;
+  fj::deque<frame*> queue;
+  fj::deque_owner<frame*> owner;
+  // An empty stack kept for the next steal, so that stealing does not call the allocator in steady state.
+  segmented_stack* spare = nullptr;
+  std::uint64_t rng_state = 0;
+  worker_counters counters;
+};
+
+// The worker running on this thread, or null on ordinary threads.
+inline constinit thread_local worker_context* tls_worker = nullptr;
+// The stack that frames created on this thread are allocated on. On a worker: the stack it owns now. On an
+// ordinary thread: null, except while sync_wait creates a root frame on the root's own stack.
+inline constinit thread_local segmented_stack* tls_stack = nullptr;
+
+}  // namespace fj::detail

@@ -1,0 +1,299 @@
+#pragma once
+// A growable Chase-Lev work-stealing deque: one owner pushes and pops at the bottom, any number of thieves
+// steal from the top. The protocol, its three ordering modes and a proof sketch are in docs/protocols/deque.md.
+
+#include <atomic>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/errors.hpp"
+
+namespace fj {
+
+// What a deque can hold: values copied bit for bit into lock-free atomic slots. Default-constructible because
+// the slots are value-initialised and a failed steal returns a default value.
+template <class T>
+concept deque_element =
+    std::is_trivially_copyable_v<T> && std::default_initializable<T> && std::atomic<T>::is_always_lock_free;
+
+enum class steal_status {
+  empty,      // the deque looked empty
+  lost_race,  // there was an item, but another thief or the owner took it first; worth retrying
+  success,    // value holds the stolen item
+};
+
+template <deque_element T>
+struct steal_result {
+  steal_status status;
+  T value;  // meaningful only when status == success
+
+  explicit operator bool() const noexcept { return status == steal_status::success; }
+};
+
+// How a deque orders pop against steal (docs/protocols/deque.md §"Modes"). In a TSan build both choices give
+// the fence-free TSan mode.
+enum class deque_fences {
+  automatic,  // asymmetric (light fence in pop, membarrier in steal) where the platform allows, else symmetric
+  symmetric,  // the paper's seq_cst fences on both sides
+};
+
+template <deque_element T>
+class deque;
+
+// The owner's handle: push and pop at the bottom. Only the one thread that owns the deque may use it.
+template <deque_element T>
+class deque_owner {
+ public:
+  // May allocate (and throw std::bad_alloc) only when the deque has to grow.
+  void push(T value) { d_->push(value); }
+  [[nodiscard]] std::optional<T> pop() noexcept { return d_->pop(); }
+  [[nodiscard]] bool empty() const noexcept { return d_->owner_empty(); }
+
+ private:
+  friend class deque<T>;
+  explicit deque_owner(deque<T>* d) noexcept : d_(d) {}
+  deque<T>* d_;
+};
+
+// A thief's handle: steal from the top. Any thread may use it, concurrently with the owner and other thieves.
+template <deque_element T>
+class deque_thief {
+ public:
+  [[nodiscard]] steal_result<T> steal() noexcept { return d_->steal(); }
+  // A snapshot that may be stale by the time it returns: a hint for choosing victims, not a guarantee.
+  [[nodiscard]] bool empty() const noexcept { return d_->thief_empty(); }
+
+ private:
+  friend class deque<T>;
+  explicit deque_thief(deque<T>* d) noexcept : d_(d) {}
+  deque<T>* d_;
+};
+
+// Chase-Lev deque with the memory orders of N. M. Lê, A. Pop, A. Cohen, F. Zappa Nardelli, "Correct and
+// efficient work-stealing for weak memory models", PPoPP 2013 (Fig. 1). Deviations from the paper:
+//  - the buffer pointer is published with a release store and read with an acquire load (the paper stores it
+//    relaxed and loads it consume), so a thief that sees a newer buffer also sees the items copied into it;
+//  - old buffers are kept until the destructor instead of being leaked or reclaimed: a thief may still be
+//    reading one; growth is geometric, so they cost at most as much as the current buffer;
+//  - indices are signed 64-bit (they never wrap in practice);
+//  - asymmetric mode: pop's seq_cst fence becomes a compiler barrier and steal's a sys_membarrier, and steal
+//    returns "empty" early, before its fence, when top >= bottom;
+//  - TSan mode: no fences; the accesses to top and bottom that the fences ordered are seq_cst instead.
+template <deque_element T>
+class deque {
+ public:
+  // capacity: initial number of slots, a power of two. Throws fj::invalid_config_error otherwise.
+  explicit deque(std::size_t capacity = 1024, deque_fences fences = deque_fences::automatic)
+      : asymmetric_(!detail::tsan_build && fences == deque_fences::automatic && detail::enable_asymmetric_fences()) {
+    if (capacity == 0 || (capacity & (capacity - 1)) != 0 || capacity > (std::size_t{1} << 62)) {
+      throw invalid_config_error("deque capacity must be a power of two, got " + std::to_string(capacity));
+    }
+    rings_.push_back(std::make_unique<ring>(static_cast<std::int64_t>(capacity)));
+    use_ring(rings_.back().get());
+  }
+
+  deque(const deque&) = delete;
+  deque& operator=(const deque&) = delete;
+  deque(deque&&) = delete;
+  deque& operator=(deque&&) = delete;
+  ~deque() = default;
+
+  [[nodiscard]] deque_owner<T> owner() noexcept { return deque_owner<T>(this); }
+  [[nodiscard]] deque_thief<T> thief() noexcept { return deque_thief<T>(this); }
+
+  // Whether this deque pairs a compiler barrier in pop with a membarrier in steal (fixed at construction).
+  [[nodiscard]] bool uses_asymmetric_fences() const noexcept { return asymmetric_; }
+
+  // Current number of slots; owner thread only (it changes when push grows the buffer).
+  [[nodiscard]] std::size_t capacity() const noexcept { return static_cast<std::size_t>(owner_mask_ + 1); }
+
+ private:
+  friend class deque_owner<T>;
+  friend class deque_thief<T>;
+
+  // A circular buffer of 2^k atomic slots; slot i holds the item with index i mod 2^k.
+  struct ring {
+    explicit ring(std::int64_t cap) : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
+    std::atomic<T>& at(std::int64_t i) const noexcept { return slots[static_cast<std::size_t>(i & mask)]; }
+    std::int64_t mask;
+    std::unique_ptr<std::atomic<T>[]> slots;
+  };
+
+  // ---- owner operations (docs/protocols/deque.md §"push", §"pop") ----
+
+  void push(T value) {
+    // relaxed: only the owner writes bottom_.
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before we
+    // overwrite that slot on a later lap.
+    const std::int64_t t = top_.load(std::memory_order_acquire);
+    if (b - t > owner_mask_) [[unlikely]] {
+      grow(t, b);
+    }
+    // relaxed: published by the release below; a thief that reads it early discards it (its CAS fails).
+    owner_slots_[static_cast<std::size_t>(b & owner_mask_)].store(value, std::memory_order_relaxed);
+    if constexpr (detail::tsan_build) {
+      // release: pairs with the seq_cst (acquire) load of bottom_ in steal(): publishes the slot.
+      bottom_.store(b + 1, std::memory_order_release);
+    } else {
+      // release fence: pairs with the acquire load of bottom_ in steal(): publishes the slot (and the buffer).
+      std::atomic_thread_fence(std::memory_order_release);
+      // relaxed: ordered by the fence above.
+      bottom_.store(b + 1, std::memory_order_relaxed);
+    }
+  }
+
+  std::optional<T> pop() noexcept {
+    // relaxed: only the owner writes bottom_.
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    std::int64_t t = 0;
+    if constexpr (detail::tsan_build) {
+      // seq_cst store then seq_cst load: with the seq_cst loads in steal() the single total order forbids
+      // "we miss the thief's CAS on top_ and the thief misses this decrement" (store buffering).
+      // It is also a release, so a thief reading bottom_ from here is in a release sequence (PITFALLS.md).
+      bottom_.store(b, std::memory_order_seq_cst);
+      t = top_.load(std::memory_order_seq_cst);
+    } else {
+      // relaxed: ordered against the load of top_ by the fence that follows.
+      bottom_.store(b, std::memory_order_relaxed);
+      if (asymmetric_) {
+        // compiler barrier: pairs with the membarrier in steal() (docs/protocols/deque.md §"Asymmetric mode").
+        detail::compiler_fence();
+      } else {
+        // seq_cst fence: pairs with the seq_cst fence in steal() (store buffering on bottom_/top_).
+        detail::seq_cst_fence();
+      }
+      // relaxed: ordered by the fence above; a stale value only sends us to the CAS below or to "empty".
+      t = top_.load(std::memory_order_relaxed);
+    }
+
+    if (t < b) [[likely]] {
+      // More than one item: no thief can reach index b, so it is ours without a CAS.
+      // relaxed: the owner wrote this slot itself.
+      return owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
+    }
+    if (t == b) {
+      // The last item: race the thieves for it on top_.
+      const T value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
+      // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins.
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      restore_bottom(b + 1);
+      if (won) {
+        return value;
+      }
+      return std::nullopt;
+    }
+    // Empty: undo the decrement.
+    restore_bottom(b + 1);
+    return std::nullopt;
+  }
+
+  void restore_bottom(std::int64_t b) noexcept {
+    if constexpr (detail::tsan_build) {
+      // seq_cst (at least release): a thief may read bottom_ from this store (PITFALLS.md).
+      bottom_.store(b, std::memory_order_seq_cst);
+    } else {
+      // relaxed: the paper's order; a thief reading it sees top_ >= bottom_ or fails its CAS.
+      bottom_.store(b, std::memory_order_relaxed);
+    }
+  }
+
+  [[nodiscard]] bool owner_empty() const noexcept {
+    // relaxed: only the owner writes bottom_; top_ only grows, so "empty" is final until the next push.
+    return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
+  }
+
+  // ---- thief operations (docs/protocols/deque.md §"steal") ----
+
+  steal_result<T> steal() noexcept {
+    std::int64_t t = 0;
+    std::int64_t b = 0;
+    if constexpr (detail::tsan_build) {
+      // seq_cst: pairs with the seq_cst store of bottom_ in pop() (store buffering) and, as an acquire, with
+      // the CAS of the thief that moved top_ here.
+      t = top_.load(std::memory_order_seq_cst);
+      // seq_cst: acquire pairs with the release store of bottom_ in push(); seq_cst with pop()'s store.
+      b = bottom_.load(std::memory_order_seq_cst);
+    } else if (asymmetric_) {
+      // acquire: pairs with the CAS on top_ of the previous successful thief.
+      t = top_.load(std::memory_order_acquire);
+      // acquire: pairs with the release fence in push(). Early exit: idle thieves skip the membarrier.
+      if (t >= bottom_.load(std::memory_order_acquire)) {
+        return {steal_status::empty, T{}};
+      }
+      // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
+      detail::process_wide_fence();
+      // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is seen.
+      b = bottom_.load(std::memory_order_acquire);
+    } else {
+      // acquire: pairs with the CAS on top_ of the previous successful thief.
+      t = top_.load(std::memory_order_acquire);
+      // seq_cst fence: pairs with the seq_cst fence in pop() (store buffering on bottom_/top_).
+      detail::seq_cst_fence();
+      // acquire: pairs with the release fence in push().
+      b = bottom_.load(std::memory_order_acquire);
+    }
+    if (t >= b) {
+      return {steal_status::empty, T{}};
+    }
+    // acquire: pairs with the release store in grow(), so the slots copied into a newer buffer are visible.
+    const ring* r = ring_.load(std::memory_order_acquire);
+    // relaxed: published by push()'s release; if the owner has since reused the slot our CAS below fails.
+    const T value = r->at(t).load(std::memory_order_relaxed);
+    // seq_cst: the paper's order; pairs with the CAS in pop() and those of other thieves; release so that the
+    // owner's acquire load of top_ in push() orders our slot read before its overwrite.
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) {
+      return {steal_status::lost_race, T{}};
+    }
+    return {steal_status::success, value};
+  }
+
+  [[nodiscard]] bool thief_empty() const noexcept {
+    // acquire: as in steal(); the answer is a hint only.
+    const std::int64_t t = top_.load(std::memory_order_acquire);
+    return t >= bottom_.load(std::memory_order_acquire);
+  }
+
+  // ---- growth (docs/protocols/deque.md §"Growth") ----
+
+  [[gnu::cold]] [[gnu::noinline]] void grow(std::int64_t t, std::int64_t b) {
+    auto bigger = std::make_unique<ring>(2 * (owner_mask_ + 1));
+    for (std::int64_t i = t; i < b; ++i) {
+      // relaxed: the owner is the only writer of slots; thieves read the copies after the release below.
+      bigger->at(i).store(owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(std::memory_order_relaxed),
+                          std::memory_order_relaxed);
+    }
+    rings_.push_back(std::move(bigger));  // may throw; nothing is published yet
+    use_ring(rings_.back().get());
+  }
+
+  void use_ring(ring* r) noexcept {
+    owner_slots_ = r->slots.get();
+    owner_mask_ = r->mask;
+    // release: pairs with the acquire load of ring_ in steal(): a thief that sees r sees its copied slots.
+    ring_.store(r, std::memory_order_release);
+  }
+
+  // Two cache lines apart so that the adjacent-line prefetcher does not pair top_ with the owner's data.
+  static constexpr std::size_t separation = 128;
+
+  // Written by thieves (CAS) and by pop() on the last item; index of the oldest item.
+  alignas(separation) std::atomic<std::int64_t> top_{0};
+  // Owner's line: bottom_ (one past the newest item, written only by the owner) and the current buffer.
+  alignas(separation) std::atomic<std::int64_t> bottom_{0};
+  std::atomic<ring*> ring_{nullptr};
+  std::atomic<T>* owner_slots_ = nullptr;  // owner-only copies of the current ring's fields
+  std::int64_t owner_mask_ = 0;
+  const bool asymmetric_;
+  // Every buffer ever used, current last; freed by the destructor, when no thief can be reading any of them.
+  std::vector<std::unique_ptr<ring>> rings_;
+};
+
+}  // namespace fj

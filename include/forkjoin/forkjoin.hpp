@@ -1,0 +1,13 @@
+#pragma once
+// forkjoin: fine-grained strict fork-join parallelism on C++20 coroutines (continuation stealing).
+// See README.md for a first example and docs/protocols/ for how the runtime works.
+
+#include "forkjoin/busy_pool.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/join.hpp"
+#include "forkjoin/pool_options.hpp"
+#include "forkjoin/recursive.hpp"
+#include "forkjoin/spawn.hpp"
+#include "forkjoin/sync_wait.hpp"
+#include "forkjoin/task.hpp"
+#include "forkjoin/unit_pool.hpp"

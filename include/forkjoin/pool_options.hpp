@@ -1,0 +1,30 @@
+#pragma once
+// Construction options shared by forkjoin's pools, and the per-worker statistics they report.
+
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+
+namespace fj {
+
+// One worker per hardware thread (at least one).
+[[nodiscard]] inline std::size_t default_worker_count() noexcept {
+  unsigned const n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+struct pool_options {
+  std::size_t workers = default_worker_count();  // must be at least 1
+  // OS stack of each worker thread; 0 keeps the system default. Tasks do not run on it (their frames live on
+  // segmented stacks), so a small stack such as 64 KiB is enough unless tasks call deep ordinary recursion.
+  std::size_t thread_stack_size = 0;
+};
+
+struct worker_stats {
+  std::uint64_t steal_attempts = 0;      // deques this worker tried to steal from
+  std::uint64_t steals = 0;              // continuations it stole
+  std::uint64_t roots_run = 0;           // root tasks (sync_wait) it finished
+  std::uint64_t exceptions_dropped = 0;  // child exceptions dropped because another was already captured
+};
+
+}  // namespace fj

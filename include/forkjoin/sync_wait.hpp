@@ -1,0 +1,77 @@
+#pragma once
+// fj::sync_wait(pool, fn, args...): run fn(args...) as a root task on `pool` from ordinary code, block until it
+// finishes, and return its result or rethrow its exception. Any number of threads may call it on one pool at
+// once. Calling it from a worker of the same pool throws fj::deadlock_error.
+
+#include <concepts>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <utility>
+
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/detail/root.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/spawn.hpp"
+#include "forkjoin/task.hpp"
+
+namespace fj {
+
+// A pool that sync_wait can run tasks on.
+template <class P>
+concept scheduler = requires(P& p) {
+  { p.core() } -> std::same_as<detail::pool_core&>;
+};
+
+namespace detail {
+
+// Points tls_stack at a root's own stack while its frame is created, then restores it (the calling thread may
+// be a worker of another pool).
+class stack_scope {
+ public:
+  explicit stack_scope(segmented_stack* s) noexcept : saved_(std::exchange(tls_stack, s)) {}
+  ~stack_scope() { tls_stack = saved_; }
+  stack_scope(const stack_scope&) = delete;
+  stack_scope& operator=(const stack_scope&) = delete;
+
+ private:
+  segmented_stack* saved_;
+};
+
+}  // namespace detail
+
+template <scheduler Pool, class F, class... Args>
+auto sync_wait(Pool& pool, F&& fn, Args&&... args) -> task_result_t<F, Args...> {
+  static_assert(task_invocable<F, Args...>, "fj::sync_wait(pool, fn, args...): fn(args...) must return fj::task<T>");
+  using T = task_result_t<F, Args...>;
+  detail::pool_core& core = pool.core();
+  if (core.is_own_worker()) throw deadlock_error();
+
+  detail::root_result<T> result;
+  result.inflight = &core.inflight();
+  // Each root brings its own stack; the worker that runs it adopts it (stack.md).
+  auto stack = std::make_unique<detail::segmented_stack>();
+  detail::promise<T>* root = nullptr;
+  {
+    detail::stack_scope scope(stack.get());
+    root = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release();
+  }
+  root->kind = detail::task_kind::root;
+  root->root = &result;
+  try {
+    core.submit(root);
+  } catch (...) {
+    detail::stack_scope scope(stack.get());
+    root->handle().destroy();
+    throw;
+  }
+  (void)stack.release();  // now owned by the worker that runs the root
+  result.wait();
+  if (result.exception) std::rethrow_exception(result.exception);
+  if constexpr (!std::is_void_v<T>) return std::move(*result.value);
+}
+
+}  // namespace fj

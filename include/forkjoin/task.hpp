@@ -1,0 +1,157 @@
+#pragma once
+// fj::task<T>: the return type of every forkjoin coroutine. A task is created suspended, with its frame on the
+// current worker's segmented stack, and is started only by co_await fj::fork / fj::call or by fj::sync_wait.
+
+#include <concepts>
+#include <coroutine>
+#include <cstddef>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/awaitables.hpp"
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/root.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/join.hpp"
+
+namespace fj {
+
+template <class T>
+class task;
+
+namespace detail {
+
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_not_in_worker() { throw not_in_worker_error(); }
+
+template <class A>
+inline constexpr bool is_spawn_awaitable = false;
+template <bool Fork>
+inline constexpr bool is_spawn_awaitable<spawn_awaitable<Fork>> = true;
+
+template <class>
+inline constexpr bool dependent_false = false;
+
+// What every promise has, whatever its result type.
+class promise_base : public frame {
+ public:
+  // Checked here as well as in operator new: a compiler may elide the allocation of a frame that does not escape
+  // (HALO), and a task created outside a worker must fail the same way whatever the compiler did.
+  promise_base() : frame(tls_stack) {
+    if (home == nullptr) [[unlikely]] throw_not_in_worker();
+  }
+
+  // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
+  static void* operator new(std::size_t size) {
+    segmented_stack* const stack = tls_stack;
+    if (stack == nullptr) [[unlikely]] throw_not_in_worker();
+    return stack->allocate(size);
+  }
+  // Frames are freed in LIFO order by the worker that owns their stack.
+  static void operator delete(void* p, std::size_t size) noexcept { tls_stack->deallocate(p, size); }
+
+  static std::suspend_always initial_suspend() noexcept { return {}; }
+  static final_awaiter final_suspend() noexcept { return {}; }
+
+  // The task's own exception goes into its own first-exception slot (a child's may already be there: the
+  // first wins). It travels to the parent when the frame finishes, after every child has returned.
+  void unhandled_exception() noexcept { deliver_exception(this, std::current_exception()); }
+
+  template <bool Fork>
+  spawn_awaitable<Fork> await_transform(spawn_awaitable<Fork>&& a) noexcept {
+    return std::move(a);
+  }
+  join_awaiter await_transform(join_t) noexcept { return join_awaiter(this); }
+
+  template <class A>
+  A&& await_transform(A&& a) noexcept {
+    static_assert(dependent_false<A>,
+                  "inside an fj::task you can co_await only fj::fork(...), fj::call(...) or fj::join; "
+                  "to run another task use co_await fj::call(&result, fn, args...)");
+    return std::forward<A>(a);
+  }
+};
+
+template <class T>
+class promise : public promise_base {
+ public:
+  task<T> get_return_object() noexcept;
+
+  template <class U = T>
+    requires std::constructible_from<T, U&&> && std::assignable_from<T&, U&&>
+  void return_value(U&& value) {
+    if (out_ != nullptr) [[likely]] {
+      *out_ = std::forward<U>(value);
+    } else if (kind == task_kind::root) {
+      static_cast<root_result<T>*>(root)->value.emplace(std::forward<U>(value));
+    }
+  }
+
+  void set_out(T* out) noexcept { out_ = out; }
+
+ private:
+  T* out_ = nullptr;
+};
+
+template <>
+class promise<void> : public promise_base {
+ public:
+  task<void> get_return_object() noexcept;
+  static void return_void() noexcept {}
+};
+
+}  // namespace detail
+
+// The handle a task function returns. It owns the (not yet started) frame until fj::fork, fj::call or
+// fj::sync_wait takes it; a task that is dropped unstarted is destroyed.
+template <class T>
+class [[nodiscard]] task {
+  static_assert(!std::is_reference_v<T>,
+                "fj::task<T&> is not supported: return a pointer or std::reference_wrapper, or write through out");
+  static_assert(!std::is_const_v<T>, "fj::task<const T>: drop the const (the result is written through out)");
+
+ public:
+  using value_type = T;
+  using promise_type = detail::promise<T>;
+
+  task(task&& other) noexcept : promise_(std::exchange(other.promise_, nullptr)) {}
+  task& operator=(task&&) = delete;
+  task(const task&) = delete;
+  task& operator=(const task&) = delete;
+  ~task() {
+    if (promise_ != nullptr) promise_->handle().destroy();
+  }
+
+  // Hands the frame over to whoever starts it.
+  [[nodiscard]] promise_type* release() noexcept { return std::exchange(promise_, nullptr); }
+
+ private:
+  friend class detail::promise<T>;
+  explicit task(promise_type* p) noexcept : promise_(p) {}
+  promise_type* promise_;
+};
+
+namespace detail {
+
+template <class T>
+task<T> promise<T>::get_return_object() noexcept {
+  coro = std::coroutine_handle<promise<T>>::from_promise(*this).address();
+  return task<T>(this);
+}
+
+inline task<void> promise<void>::get_return_object() noexcept {
+  coro = std::coroutine_handle<promise<void>>::from_promise(*this).address();
+  return task<void>(this);
+}
+
+}  // namespace detail
+
+// True for fj::task<T>.
+template <class X>
+inline constexpr bool is_task_v = false;
+template <class T>
+inline constexpr bool is_task_v<task<T>> = true;
+
+}  // namespace fj

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The main job: builds forkjoin with clang-19 -O3 and runs its benchmarks; installs what it needs first (apt).
+#
+#   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
+#
+# 1. fj-overhead: per-fork overhead on fib (T1/Ts, T2/Ts, ns and instructions per fork)
+# 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
+#                 results go to ./results unless --out is given
+# Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+preset=clang-release
+build_root="${FJ_BUILD_ROOT:-build}"
+dir="$build_root/$preset"
+jobs="${FJ_JOBS:-2}"
+results=results
+
+scripts/install-deps.sh bench
+
+echo "=== bench: configure and build $preset in $dir"
+cmake --preset "$preset" -B "$dir" >/dev/null
+targets="$(cmake --build "$dir" --target help)"
+has_target() { grep -Eq "^$1: " <<<"$targets"; }
+
+ran=0
+mkdir -p "$results"
+
+if has_target fj-overhead; then
+  cmake --build "$dir" -j "$jobs" --target fj-overhead
+  echo "=== fj-overhead (also in $results/overhead.txt)"
+  "$dir/bin/fj-overhead" </dev/null | tee "$results/overhead.txt"
+  ran=$((ran + 1))
+else
+  echo "bench: no fj-overhead target yet (bench/overhead), skipped"
+fi
+
+if has_target fj-bench; then
+  cmake --build "$dir" -j "$jobs" --target fj-bench
+  args=("$@")
+  if [[ " $* " != *" --out "* && " $* " != *" --out="* ]]; then
+    args+=(--out "$results")
+  fi
+  echo "=== fj-bench ${args[*]}"
+  "$dir/bin/fj-bench" "${args[@]}" </dev/null
+  ran=$((ran + 1))
+else
+  echo "bench: no fj-bench target yet (bench/suite), skipped"
+fi
+
+if [[ $ran -eq 0 ]]; then
+  echo "bench: nothing to run" >&2
+  exit 1
+fi
+echo "=== results in $results/"

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Builds forkjoin and runs its tests in every configuration CI checks; installs what it needs first (apt).
+#
+#   scripts/test.sh
+#
+# Configurations (CMake presets, see CMakePresets.json) and the ctest labels each one runs:
+#   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, and the benchmarks' own)
+#   clang-tsan, gcc-tsan         unit, stress
+#   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
+# Environment:
+#   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format" runs
+#                    scripts/format-check.sh as one more configuration
+#   FJ_BUILD_ROOT    where the build trees go (default: build, one build/<preset> per configuration)
+#   FJ_JOBS          parallel build and test jobs (default: 2)
+#   FJ_TEST_SEED     seed for the randomised tests (default: each test's fixed seed; tests print it)
+# The last line is `N passed, N failed`, summed over configurations (ctest's counts). A configuration that fails
+# to configure, has build errors, or runs no test adds one failure; a test whose program did not build fails
+# as "Not Run". The exit status is non-zero iff anything failed.
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+
+default_configs="gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
+configs="${FJ_TEST_CONFIGS:-$default_configs}"
+configs="${configs//,/ }"
+build_root="${FJ_BUILD_ROOT:-build}"
+jobs="${FJ_JOBS:-2}"
+
+scripts/install-deps.sh test || {
+  echo "test.sh: dependencies are missing (see above)" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+}
+
+labels_for() {
+  case "$1" in
+    *-asan | *-tsan) echo '^(unit|stress)$' ;;
+    *) echo '' ;;
+  esac
+}
+
+total_passed=0
+total_failed=0
+summary=()
+started=$SECONDS
+
+run_config() {
+  local config="$1" dir="$build_root/$1" labels log
+  labels="$(labels_for "$config")"
+  log="$build_root/$config.log"
+  mkdir -p "$build_root"
+  local t0=$SECONDS
+
+  echo
+  echo "=== $config: configure and build ($dir, -j$jobs; log in $log)"
+  if ! cmake --preset "$config" -B "$dir" -DFJ_BUILD_TESTS=ON -DFJ_BUILD_EXAMPLES=ON >"$log" 2>&1; then
+    tail -n 60 "$log"
+    summary+=("$config: CONFIGURE FAILED (see $log)")
+    total_failed=$((total_failed + 1))
+    return
+  fi
+  # Keep going past a broken target: its tests then fail as "Not Run" and the others still run.
+  local build_failed=0
+  if ! cmake --build "$dir" -j "$jobs" -- -k 0 >>"$log" 2>&1; then
+    build_failed=1
+    echo "--- $config: build errors (first lines; all of them in $log)"
+    grep -E -A 12 '^FAILED:' "$log" | head -n 150
+    total_failed=$((total_failed + 1))
+  fi
+  local built=$((SECONDS - t0))
+
+  echo "=== $config: ctest ${labels:+-L '$labels'}"
+  local ctest_args=(--test-dir "$dir" -j "$jobs" --output-on-failure --no-tests=error)
+  [[ -n "$labels" ]] && ctest_args+=(-L "$labels")
+  local ctest_out="$build_root/$config.ctest.log"
+  ctest "${ctest_args[@]}" </dev/null 2>&1 | tee "$ctest_out"
+  local line passed failed total
+  line="$(grep -Eo '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$ctest_out" | tail -n 1)"
+  local note=""
+  [[ $build_failed -eq 1 ]] && note=" + BUILD ERRORS (counted as 1 failure; see $log)"
+  if [[ -z "$line" ]]; then
+    summary+=("$config: NO TESTS RUN (see $ctest_out)$note")
+    total_failed=$((total_failed + 1))
+    return
+  fi
+  failed="$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")"
+  total="$(sed -E 's/.*out of ([0-9]+)/\1/' <<<"$line")"
+  passed=$((total - failed))
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+  summary+=("$(printf '%-14s %4d passed, %d failed  (build %ds, tests %ds)%s' "$config:" "$passed" "$failed" \
+    "$built" $((SECONDS - t0 - built)) "$note")")
+}
+
+run_format() {
+  echo
+  echo "=== format: scripts/format-check.sh"
+  if scripts/format-check.sh; then
+    total_passed=$((total_passed + 1))
+    summary+=("format:           1 passed, 0 failed")
+  else
+    total_failed=$((total_failed + 1))
+    summary+=("format:           0 passed, 1 failed")
+  fi
+}
+
+for config in $configs; do
+  if [[ "$config" == format ]]; then
+    run_format
+  else
+    run_config "$config"
+  fi
+done
+
+echo
+echo "=== summary (${FJ_TEST_SEED:+FJ_TEST_SEED=$FJ_TEST_SEED, }$((SECONDS - started)) s)"
+for line in "${summary[@]}"; do
+  echo "  $line"
+done
+echo "$total_passed passed, $total_failed failed"
+[[ $total_failed -eq 0 ]]

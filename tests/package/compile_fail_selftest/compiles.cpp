@@ -1,0 +1,2 @@
+// expect-error: .*
+int main() { return 0; }

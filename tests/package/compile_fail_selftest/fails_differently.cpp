@@ -1,0 +1,2 @@
+// expect-error: selftest: this message never appears
+int main() { return undeclared_name; }

@@ -1,0 +1,56 @@
+// In steady state a fork calls no allocator: frames go on the worker's segmented stack and the deque does not
+// grow. This binary replaces the global operator new/delete to count calls.
+
+#include <forkjoin/forkjoin.hpp>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+#include "support/test_config.hpp"
+
+namespace {
+std::atomic<long> allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+fj::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, n - 1);
+  co_await fj::call(&b, fib, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+// Runs fib(n) twice inside one root: the first warms the stack up, the second is counted.
+fj::task<long> allocations_in_second_run(int n) {
+  long warm = 0;
+  co_await fj::call(&warm, fib, n);
+  long const before = allocations.load(std::memory_order_relaxed);
+  long r = 0;
+  co_await fj::call(&r, fib, n);
+  long const after = allocations.load(std::memory_order_relaxed);
+  if (r != warm) co_return -1;
+  co_return after - before;
+}
+
+TEST(NoAllocation, AMillionForksCallNoAllocatorInSteadyState) {
+  fj::busy_pool pool(1);
+  // fib(30) performs 1,346,268 forks.
+  int const n = fj::test::scale() == 1 ? 30 : 24;
+  EXPECT_EQ(fj::sync_wait(pool, allocations_in_second_run, n), 0);
+}
+
+}  // namespace

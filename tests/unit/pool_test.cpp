@@ -1,0 +1,140 @@
+// Pools: construction errors, misuse, concurrent roots, lifetimes, and destruction with work in flight.
+
+#include <forkjoin/forkjoin.hpp>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "support/test_config.hpp"
+
+namespace {
+
+fj::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, n - 1);
+  co_await fj::call(&b, fib, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+constexpr long fib_of_20 = 6765;
+
+TEST(Pool, ZeroWorkersIsAConfigurationError) {
+  EXPECT_THROW(fj::busy_pool pool(0), fj::invalid_config_error);
+  EXPECT_THROW(fj::busy_pool pool(fj::pool_options{.workers = 0}), fj::invalid_config_error);
+}
+
+TEST(Pool, DefaultBusyPoolHasOneWorkerPerHardwareThread) {
+  fj::busy_pool pool;
+  EXPECT_EQ(pool.size(), fj::default_worker_count());
+  EXPECT_EQ(fj::sync_wait(pool, fib, 20), fib_of_20);
+}
+
+TEST(Pool, CreatingATaskOutsideAWorkerThrowsNotInWorker) {
+  EXPECT_THROW((void)fib(3), fj::not_in_worker_error);
+}
+
+fj::task<int> sync_wait_inside(fj::busy_pool* pool) {
+  try {
+    (void)fj::sync_wait(*pool, fib, 3);
+  } catch (const fj::deadlock_error&) {
+    co_return 1;
+  }
+  co_return 0;
+}
+
+TEST(Pool, SyncWaitFromOneOfThePoolsOwnWorkersThrowsDeadlockError) {
+  fj::busy_pool pool(2);
+  EXPECT_EQ(fj::sync_wait(pool, sync_wait_inside, &pool), 1);
+}
+
+fj::task<long> sync_wait_on_other(fj::busy_pool* other) { co_return fj::sync_wait(*other, fib, 20); }
+
+TEST(Pool, SyncWaitFromAWorkerOfAnotherPoolBlocksThatWorkerAndWorks) {
+  fj::busy_pool outer(2);
+  fj::busy_pool inner(2);
+  EXPECT_EQ(fj::sync_wait(outer, sync_wait_on_other, &inner), fib_of_20);
+}
+
+TEST(Pool, ManyThreadsCanSyncWaitOnOnePoolAtOnce) {
+  fj::busy_pool pool(2);
+  constexpr int threads = 8;
+  int const per_thread = static_cast<int>(fj::test::scaled(50, 5));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < threads; ++t) {
+    callers.emplace_back([&, t] {
+      for (int i = 0; i < per_thread; ++i) {
+        int const n = 10 + (t + i) % 8;
+        long expect = 0;
+        long next = 1;
+        for (int k = 0; k < n; ++k) {
+          long const s = expect + next;
+          expect = next;
+          next = s;
+        }
+        if (fj::sync_wait(pool, fib, n) != expect) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Pool, PoolsCanBeCreatedAndDestroyedRepeatedly) {
+  int const rounds = static_cast<int>(fj::test::scaled(40, 5));
+  for (int i = 0; i < rounds; ++i) {
+    fj::busy_pool pool(1 + static_cast<std::size_t>(i % 4));
+    EXPECT_EQ(fj::sync_wait(pool, fib, 15), 610);
+  }
+}
+
+TEST(Pool, UnitAndBusyPoolsWorkSideBySide) {
+  fj::unit_pool unit;
+  fj::busy_pool busy(2);
+  std::thread t([&] {
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(fj::sync_wait(unit, fib, 18), 2584);
+  });
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(fj::sync_wait(busy, fib, 18), 2584);
+  t.join();
+}
+
+fj::task<int> wait_for_release(std::atomic<bool>* started, std::atomic<bool>* release) {
+  started->store(true);
+  while (!release->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  co_return 5;
+}
+
+TEST(Pool, DestroyingAPoolWithWorkInFlightWaitsForTheWork) {
+  std::atomic<bool> started{false};
+  std::atomic<bool> release{false};
+  std::optional<fj::busy_pool> pool(std::in_place, 2);
+  std::atomic<int> result{0};
+  std::thread caller([&] { result = fj::sync_wait(*pool, wait_for_release, &started, &release); });
+  while (!started.load()) std::this_thread::yield();
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    release.store(true);
+  });
+  pool.reset();  // blocks until the root has finished
+  EXPECT_TRUE(release.load());
+  caller.join();
+  releaser.join();
+  EXPECT_EQ(result.load(), 5);
+}
+
+TEST(Pool, StatsCountRootsRun) {
+  fj::busy_pool pool(2);
+  for (int i = 0; i < 5; ++i) (void)fj::sync_wait(pool, fib, 10);
+  std::uint64_t roots = 0;
+  for (const auto& s : pool.stats()) roots += s.roots_run;
+  EXPECT_EQ(roots, 5u);
+}
+
+}  // namespace
