@@ -43,28 +43,26 @@ class stack_scope {
 
 }  // namespace detail
 
-template <scheduler Pool, class F, class... Args>
-auto sync_wait(Pool& pool, F&& fn, Args&&... args) -> task_result_t<F, Args...> {
-  static_assert(task_invocable<F, Args...>, "fj::sync_wait(pool, fn, args...): fn(args...) must return fj::task<T>");
-  using T = task_result_t<F, Args...>;
-  detail::pool_core& core = pool.core();
-  if (core.is_own_worker()) throw deadlock_error();
+namespace detail {
 
-  detail::root_result<T> result;
+template <class T, class F, class... Args>
+T run_root(pool_core& core, F&& fn, Args&&... args) {
+  if (core.is_own_worker()) throw deadlock_error();
+  root_result<T> result;
   result.inflight = &core.inflight();
   // Each root brings its own stack; the worker that runs it adopts it (stack.md).
-  auto stack = std::make_unique<detail::segmented_stack>();
-  detail::promise<T>* root = nullptr;
+  auto stack = std::make_unique<segmented_stack>();
+  promise<T>* root = nullptr;
   {
-    detail::stack_scope scope(stack.get());
+    stack_scope scope(stack.get());
     root = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release();
   }
-  root->kind = detail::task_kind::root;
+  root->kind = task_kind::root;
   root->root = &result;
   try {
     core.submit(root);
   } catch (...) {
-    detail::stack_scope scope(stack.get());
+    stack_scope scope(stack.get());
     root->handle().destroy();
     throw;
   }
@@ -72,6 +70,18 @@ auto sync_wait(Pool& pool, F&& fn, Args&&... args) -> task_result_t<F, Args...> 
   result.wait();
   if (result.exception) std::rethrow_exception(result.exception);
   if constexpr (!std::is_void_v<T>) return std::move(*result.value);
+}
+
+}  // namespace detail
+
+template <scheduler Pool, class F, class... Args>
+decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
+  if constexpr (!task_invocable<F, Args...>) {
+    static_assert(task_invocable<F, Args...>,
+                  "fj::sync_wait(pool, fn, args...): fn(args...) must be callable and return fj::task<T>");
+  } else {
+    return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn), std::forward<Args>(args)...);
+  }
 }
 
 }  // namespace fj

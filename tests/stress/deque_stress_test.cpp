@@ -190,19 +190,19 @@ void stampede(deque_fences mode, int thieves, std::uint64_t n, std::size_t initi
 }
 
 TEST_P(DequeStress, StampedeWithOneThiefTakesEachItemExactlyOnce) {
-  stampede(GetParam(), 1, fj::test::scaled(400'000, 2'000), 1024);
+  stampede(GetParam(), 1, fj::test::scaled(1'000'000, 2'000), 1024);
 }
 
 TEST_P(DequeStress, StampedeWithThreeThievesTakesEachItemExactlyOnce) {
-  stampede(GetParam(), 3, fj::test::scaled(400'000, 2'000), 1024);
+  stampede(GetParam(), 3, fj::test::scaled(1'000'000, 2'000), 1024);
 }
 
 TEST_P(DequeStress, StampedeWithSevenThievesTakesEachItemExactlyOnce) {
-  stampede(GetParam(), 7, fj::test::scaled(300'000, 2'000), 1024);
+  stampede(GetParam(), 7, fj::test::scaled(600'000, 2'000), 1024);
 }
 
 TEST_P(DequeStress, StampedeWithFifteenThievesTakesEachItemExactlyOnce) {
-  stampede(GetParam(), 15, fj::test::scaled(300'000, 2'000), 1024);
+  stampede(GetParam(), 15, fj::test::scaled(600'000, 2'000), 1024);
 }
 
 TEST_P(DequeStress, GrowthUnderConcurrentStealsLosesNoItem) {
@@ -215,7 +215,7 @@ TEST_P(DequeStress, GrowthUnderConcurrentStealsLosesNoItem) {
 TEST_P(DequeStress, LastItemRaceHasExactlyOneWinner) {
   // One item at a time: the owner pushes it and immediately pops while thieves steal, so almost every item is
   // decided by the CAS on top between pop and steal.
-  const std::uint64_t n = fj::test::scaled(200'000, 2'000);
+  const std::uint64_t n = fj::test::scaled(1'000'000, 2'000);
   deque<record*> d(2, GetParam());
   tally items(n);
   std::atomic<bool> stop{false};
@@ -240,7 +240,7 @@ TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
   // The store-buffering window of pop against steal: the owner pushes a short burst and pops it all back while
   // a thief that rarely yields steals from the other end, so the two meet near the last items again and again.
   // Dropping the fence in pop or in steal makes this test fail within a run or two on x86-64.
-  const std::uint64_t n = fj::test::scaled(1'000'000, 4'000);
+  const std::uint64_t n = fj::test::scaled(4'000'000, 4'000);
   deque<record*> d(16, GetParam());
   tally items(n);
   std::atomic<bool> stop{false};

@@ -122,7 +122,9 @@ TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
   for (const auto& s : pool.stats()) steals += s.steals;
   std::printf("[random trees] workers=%zu trees=%d depth=%d steals=%llu\n", workers, trees, depth,
               static_cast<unsigned long long>(steals));
-  if (workers > 1) EXPECT_GT(steals, 0u) << "no steals: this run proved nothing about concurrency";
+  if (workers > 1) {
+    EXPECT_GT(steals, 0u) << "no steals: this run proved nothing about concurrency";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 4, 8, 16));

@@ -77,15 +77,19 @@ struct block {
   unsigned tag;
 };
 
+unsigned char pattern(const block& b, std::size_t i) {
+  return static_cast<unsigned char>(std::size_t{b.tag} * 31 + i * 7);
+}
+
 void fill(const block& b) {
   for (std::size_t i = 0; i < b.n; ++i) {
-    b.p[i] = static_cast<unsigned char>(b.tag * 31u + i * 7u);
+    b.p[i] = pattern(b, i);
   }
 }
 
 bool intact(const block& b) {
   for (std::size_t i = 0; i < b.n; ++i) {
-    if (b.p[i] != static_cast<unsigned char>(b.tag * 31u + i * 7u)) {
+    if (b.p[i] != pattern(b, i)) {
       return false;
     }
   }
@@ -374,8 +378,8 @@ TEST(SegmentedStack, DestructorReturnsAllStackletMemory) {
   const std::size_t baseline = stack_memory::current();
   {
     segmented_stack s;
-    std::vector<void*> frames;
-    for (int i = 0; i < 500; ++i) frames.push_back(s.allocate(300));
+    std::vector<void*> frames(500);
+    for (void*& f : frames) f = s.allocate(300);
     EXPECT_GT(stack_memory::current(), baseline);
     EXPECT_EQ(stack_memory::current() - baseline, s.reserved_bytes());
     // Leave a cached stacklet behind as well.

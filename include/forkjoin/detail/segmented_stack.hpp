@@ -103,8 +103,8 @@ struct stack_memory {
 class segmented_stack {
  public:
   // Size of the heap block of the bottom stacklet: one page, which malloc serves without mmap and which holds
-  // a few dozen typical frames. No stacklet is made until the first allocate(), because the runtime creates
-  // an empty stack at every steal.
+  // about twenty frames of 200 bytes (stack.md "Stacklets"). No stacklet is made until the first allocate(),
+  // because the runtime creates an empty stack at every steal.
   static constexpr std::size_t k_first_stacklet_bytes = 4096;
 
  private:

@@ -135,8 +135,14 @@ class deque {
     // overwrite that slot on a later lap.
     const std::int64_t t = top_.load(std::memory_order_acquire);
     if (b - t > owner_mask_) [[unlikely]] {
-      grow(t, b);
+      grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
+      return;
     }
+    publish(value, b);
+  }
+
+  // Writes the slot for index b and makes it visible to thieves by moving bottom_ past it.
+  void publish(T value, std::int64_t b) noexcept {
     // relaxed: published by the release below; a thief that reads it early discards it (its CAS fails).
     owner_slots_[static_cast<std::size_t>(b & owner_mask_)].store(value, std::memory_order_relaxed);
     if constexpr (detail::tsan_build) {
@@ -206,7 +212,8 @@ class deque {
   }
 
   [[nodiscard]] bool owner_empty() const noexcept {
-    // relaxed: only the owner writes bottom_; top_ only grows, so "empty" is final until the next push.
+    // relaxed: only the owner writes bottom_, and top_ only grows, so "empty" stays true until the next push;
+    // "not empty" may be stale (thieves may have taken the rest), and pop() then returns nothing.
     return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
   }
 
@@ -243,7 +250,7 @@ class deque {
     if (t >= b) {
       return {steal_status::empty, T{}};
     }
-    // acquire: pairs with the release store in grow(), so the slots copied into a newer buffer are visible.
+    // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are visible.
     const ring* r = ring_.load(std::memory_order_acquire);
     // relaxed: published by push()'s release; if the owner has since reused the slot our CAS below fails.
     const T value = r->at(t).load(std::memory_order_relaxed);
@@ -263,15 +270,18 @@ class deque {
 
   // ---- growth (docs/protocols/deque.md §"Growth") ----
 
-  [[gnu::cold]] [[gnu::noinline]] void grow(std::int64_t t, std::int64_t b) {
+  // The buffer is full: move the items [t, b) to one twice as large, then push. Strong exception guarantee:
+  // nothing changes if an allocation throws.
+  [[gnu::cold]] [[gnu::noinline]] void grow_and_push(T value, std::int64_t t, std::int64_t b) {
     auto bigger = std::make_unique<ring>(2 * (owner_mask_ + 1));
     for (std::int64_t i = t; i < b; ++i) {
-      // relaxed: the owner is the only writer of slots; thieves read the copies after the release below.
+      // relaxed: the owner is the only writer of slots; thieves read the copies after the release in use_ring().
       bigger->at(i).store(owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(std::memory_order_relaxed),
                           std::memory_order_relaxed);
     }
     rings_.push_back(std::move(bigger));  // may throw; nothing is published yet
     use_ring(rings_.back().get());
+    publish(value, b);
   }
 
   void use_ring(ring* r) noexcept {
