@@ -27,7 +27,14 @@ has_target() { grep -Eq "^$1: " <<<"$targets"; }
 ran=0
 mkdir -p "$results"
 
-if has_target fj-overhead; then
+wants_help=0
+for arg in "$@"; do
+  [[ "$arg" == --help || "$arg" == -h ]] && wants_help=1
+done
+
+if [[ $wants_help -eq 1 ]]; then
+  echo "bench: --help: showing fj-bench's options, running nothing"
+elif has_target fj-overhead; then
   cmake --build "$dir" -j "$jobs" --target fj-overhead
   echo "=== fj-overhead (also in $results/overhead.txt)"
   "$dir/bin/fj-overhead" </dev/null | tee "$results/overhead.txt"
@@ -39,7 +46,7 @@ fi
 if has_target fj-bench; then
   cmake --build "$dir" -j "$jobs" --target fj-bench
   args=("$@")
-  if [[ " $* " != *" --out "* && " $* " != *" --out="* ]]; then
+  if [[ $wants_help -eq 0 && " $* " != *" --out "* && " $* " != *" --out="* ]]; then
     args+=(--out "$results")
   fi
   echo "=== fj-bench ${args[*]}"

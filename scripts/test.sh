@@ -90,6 +90,11 @@ run_config() {
   total_failed=$((total_failed + failed))
   summary+=("$(printf '%-14s %4d passed, %d failed  (build %ds, tests %ds)%s' "$config:" "$passed" "$failed" \
     "$built" $((SECONDS - t0 - built)) "$note")")
+  local name
+  while read -r name; do
+    summary+=("    failed: $name")
+  done < <(sed -n '/The following tests FAILED:/,$p' "$ctest_out" | grep -E '^[[:space:]]+[0-9]+ - ' |
+    sed -E 's/^[[:space:]]+[0-9]+ - //')
 }
 
 run_format() {

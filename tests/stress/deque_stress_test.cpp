@@ -1,7 +1,7 @@
 // Concurrent behaviour of fj::deque: every pushed item is taken exactly once, by the owner or by one thief,
 // under single producer/consumer, stampede, growth and starvation scenarios. Each test runs in both fence
-// modes (asymmetric where the platform allows it, and symmetric); a TSan build runs its fence-free mode twice.
-// Threads outnumber the cores on purpose: preemption at every point is what finds ordering bugs.
+// modes (asymmetric where the platform allows it, and symmetric); a TSan build runs its fence-free mode
+// twice. Threads outnumber the cores on purpose: preemption at every point is what finds ordering bugs.
 
 #include <gtest/gtest.h>
 
@@ -41,7 +41,8 @@ class tally {
   }
 
   void take(record* r) {
-    if (r < records_.get() || r >= records_.get() + n_ || r->id != static_cast<std::uint64_t>(r - records_.get())) {
+    if (r < records_.get() || r >= records_.get() + n_ ||
+        r->id != static_cast<std::uint64_t>(r - records_.get())) {
       // relaxed: read after the joins.
       corrupt_.fetch_add(1, std::memory_order_relaxed);
       return;
@@ -237,9 +238,9 @@ TEST_P(DequeStress, LastItemRaceHasExactlyOneWinner) {
 }
 
 TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
-  // The store-buffering window of pop against steal: the owner pushes a short burst and pops it all back while
-  // a thief that rarely yields steals from the other end, so the two meet near the last items again and again.
-  // Dropping the fence in pop or in steal makes this test fail within a run or two on x86-64.
+  // The store-buffering window of pop against steal: the owner pushes a short burst and pops it all back
+  // while a thief that rarely yields steals from the other end, so the two meet near the last items again and
+  // again. Dropping the fence in pop or in steal makes this test fail within a run or two on x86-64.
   const std::uint64_t n = fj::test::scaled(4'000'000, 4'000);
   deque<record*> d(16, GetParam());
   tally items(n);

@@ -109,8 +109,8 @@ class RandomTrees : public ::testing::TestWithParam<std::size_t> {};
 TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
   std::size_t const workers = GetParam();
   fj::busy_pool pool(workers);
-  int const trees = static_cast<int>(fj::test::scaled(40, 4));
-  int const depth = fj::test::scale() == 1 ? 11 : 8;
+  int const trees = static_cast<int>(fj::test::scaled(100, 25));
+  int const depth = fj::test::scale() == 1 ? 11 : 9;
   std::uint64_t const seed = fj::test::seed();
   int mismatches = 0;
   for (int t = 0; t < trees; ++t) {

@@ -41,6 +41,26 @@ TEST(Atomics, EveryFenceCanBeCalledFromOneThread) {
   SUCCEED();
 }
 
+TEST(Atomics, ReleaseAndAcquireFencesPublishPlainData) {
+  // Message passing through fences. In a TSan build this checks that the fences' stand-ins make TSan see the
+  // synchronization (a plain fence would give a false race report here).
+  int data = 0;
+  std::atomic<bool> ready{false};
+  std::thread writer([&] {
+    data = 42;
+    detail::release_fence();
+    // relaxed: ordered by the release fence above; pairs with the acquire fence below.
+    ready.store(true, std::memory_order_relaxed);
+  });
+  // relaxed: followed by the acquire fence.
+  while (!ready.load(std::memory_order_relaxed)) {
+    std::this_thread::yield();
+  }
+  detail::acquire_fence();
+  EXPECT_EQ(data, 42);
+  writer.join();
+}
+
 // Store buffering, one fresh pair of variables per round so that no round depends on another:
 //   frequent thread: x = 1; light_fence(); r1 = y
 //   rare thread:     y = 1; heavy_fence(); r2 = x
@@ -50,18 +70,28 @@ TEST(Atomics, LightAndHeavyFencesForbidStoreBuffering) {
     GTEST_SKIP() << "TSan does not model fences; the TSan build uses no fences (docs/protocols/deque.md)";
   }
   detail::enable_asymmetric_fences();  // before the threads start, as asymmetric_fences_active() requires
-  const std::uint64_t rounds = fj::test::scaled(20'000, 500);
+  const std::uint64_t rounds = fj::test::scaled(100'000, 1'000);
   auto x = std::make_unique<std::atomic<int>[]>(rounds);
   auto y = std::make_unique<std::atomic<int>[]>(rounds);
   auto r1 = std::make_unique<int[]>(rounds);
   auto r2 = std::make_unique<int[]>(rounds);
-  std::atomic<std::uint64_t> go{0};
+  // Both threads arrive at a two-party barrier before each round and leave it together, so that their
+  // accesses overlap in time; otherwise the litmus test would pass whatever the fences did.
+  std::atomic<std::uint64_t> arrivals{0};
+  auto line_up = [&arrivals](std::uint64_t round) {
+    // acq_rel: pairs with the other thread's fetch_add; it only lines the two threads up.
+    arrivals.fetch_add(1, std::memory_order_acq_rel);
+    // acquire: as above.
+    for (std::uint32_t spins = 1; arrivals.load(std::memory_order_acquire) < 2 * (round + 1); ++spins) {
+      if (spins % 4096 == 0) {
+        std::this_thread::yield();  // the other thread may not be running: the machine can be oversubscribed
+      }
+    }
+  };
 
   std::thread frequent([&] {
     for (std::uint64_t i = 0; i < rounds; ++i) {
-      // acquire: pairs with the rare thread's release store of go; it only lines the two threads up.
-      while (go.load(std::memory_order_acquire) <= i) {
-      }
+      line_up(i);
       // relaxed: ordered against the load below only by light_fence(), which is the point of the test.
       x[i].store(1, std::memory_order_relaxed);
       detail::light_fence();
@@ -69,8 +99,7 @@ TEST(Atomics, LightAndHeavyFencesForbidStoreBuffering) {
     }
   });
   for (std::uint64_t i = 0; i < rounds; ++i) {
-    // release: pairs with the frequent thread's acquire load; starts round i.
-    go.store(i + 1, std::memory_order_release);
+    line_up(i);
     // relaxed: ordered against the load below by heavy_fence().
     y[i].store(1, std::memory_order_relaxed);
     detail::heavy_fence();

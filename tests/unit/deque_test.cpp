@@ -19,7 +19,8 @@ using fj::steal_status;
 // Every test runs in both fence modes; the single-threaded results must not depend on the mode.
 class Deque : public ::testing::TestWithParam<deque_fences> {};
 
-INSTANTIATE_TEST_SUITE_P(FenceModes, Deque, ::testing::Values(deque_fences::automatic, deque_fences::symmetric),
+INSTANTIATE_TEST_SUITE_P(FenceModes, Deque,
+                         ::testing::Values(deque_fences::automatic, deque_fences::symmetric),
                          [](const ::testing::TestParamInfo<deque_fences>& mode) {
                            return mode.param == deque_fences::automatic ? "Automatic" : "Symmetric";
                          });

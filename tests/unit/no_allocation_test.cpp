@@ -14,6 +14,11 @@ namespace {
 std::atomic<long> allocations{0};
 }  // namespace
 
+// g++ cannot see that these replacements pair malloc with free consistently and warns about the pairing.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
 void* operator new(std::size_t n) {
   allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 
@@ -49,7 +50,7 @@ class [[nodiscard]] spawn_awaitable {
         throw;
       }
     }
-    return child->handle();
+    return transfer(child->handle());
   }
 
   static constexpr void await_resume() noexcept {}
@@ -96,14 +97,14 @@ struct final_awaiter {
     // Stolen since its last join (children may still run: join implicitly), a pending child exception, or a
     // root: all take the out-of-line path.
     if (self->steals != 0 || self->exception || self->kind == task_kind::root) [[unlikely]] {
-      return final_slow(self);
+      return transfer(final_slow(self));
     }
     frame* const parent = self->parent;
     bool const forked = self->kind == task_kind::fork;
     h.destroy();
-    if (!forked) return parent->handle();
-    if (tls_worker->owner.pop()) [[likely]] return parent->handle();
-    return return_to_stolen_parent(parent);
+    if (!forked) return transfer(parent->handle());
+    if (tls_worker->owner.pop()) [[likely]] return transfer(parent->handle());
+    return transfer(return_to_stolen_parent(parent));
   }
 
   static constexpr void await_resume() noexcept {}

@@ -17,6 +17,7 @@
 #include "forkjoin/detail/os_thread.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
@@ -148,7 +149,7 @@ class pool_core {
     // The thief now runs the continuation; steals is owned by whoever runs it (frame.hpp).
     ++f->steals;
     worker_counters::bump(self.counters.steals);
-    f->handle().resume();
+    run_from_scheduler(f->handle());
     return true;
   }
 
@@ -173,7 +174,7 @@ class pool_core {
     while (true) {
       if (frame* r = try_take_root()) {
         take_stack(r->home);
-        r->handle().resume();
+        run_from_scheduler(r->handle());
         idle_rounds = 0;
         continue;
       }

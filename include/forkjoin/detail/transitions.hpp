@@ -116,6 +116,13 @@ inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
   return f->handle();
 }
 
+// In a TSan build the RMW it follows is acq_rel instead (TSan does not model fences). A template, so that the
+// fence is not even instantiated there: g++ rejects atomic_thread_fence under -fsanitize=thread (-Wtsan).
+template <bool Tsan = tsan_build>
+inline void acquire_fence_unless_tsan() noexcept {
+  if constexpr (!Tsan) std::atomic_thread_fence(std::memory_order_acquire);
+}
+
 // Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen.
 [[gnu::noinline]] inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
   segmented_stack* const home = parent->home;
@@ -128,7 +135,7 @@ inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
   if (parent->joins.fetch_sub(1, child_order) == 1) {
     // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join and
     // with the release fetch_sub of every other child, making the parent's frame and stack ours.
-    if constexpr (!tsan_build) std::atomic_thread_fence(std::memory_order_acquire);
+    acquire_fence_unless_tsan();
     take_stack(home);
     return resume_or_finish(parent);
   }

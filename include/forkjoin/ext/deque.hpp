@@ -1,6 +1,7 @@
 #pragma once
 // A growable Chase-Lev work-stealing deque: one owner pushes and pops at the bottom, any number of thieves
-// steal from the top. The protocol, its three ordering modes and a proof sketch are in docs/protocols/deque.md.
+// steal from the top. The protocol, its three ordering modes and a proof sketch are in
+// docs/protocols/deque.md.
 
 #include <atomic>
 #include <concepts>
@@ -40,7 +41,7 @@ struct steal_result {
 // How a deque orders pop against steal (docs/protocols/deque.md §"Modes"). In a TSan build both choices give
 // the fence-free TSan mode.
 enum class deque_fences {
-  automatic,  // asymmetric (light fence in pop, membarrier in steal) where the platform allows, else symmetric
+  automatic,  // asymmetric (light fence in pop, membarrier in steal) if the platform allows, else symmetric
   symmetric,  // the paper's seq_cst fences on both sides
 };
 
@@ -91,7 +92,8 @@ class deque {
  public:
   // capacity: initial number of slots, a power of two. Throws fj::invalid_config_error otherwise.
   explicit deque(std::size_t capacity = 1024, deque_fences fences = deque_fences::automatic)
-      : asymmetric_(!detail::tsan_build && fences == deque_fences::automatic && detail::enable_asymmetric_fences()) {
+      : asymmetric_(!detail::tsan_build && fences == deque_fences::automatic &&
+                    detail::enable_asymmetric_fences()) {
     if (capacity == 0 || (capacity & (capacity - 1)) != 0 || capacity > (std::size_t{1} << 62)) {
       throw invalid_config_error("deque capacity must be a power of two, got " + std::to_string(capacity));
     }
@@ -120,19 +122,20 @@ class deque {
 
   // A circular buffer of 2^k atomic slots; slot i holds the item with index i mod 2^k.
   struct ring {
-    explicit ring(std::int64_t cap) : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
+    explicit ring(std::int64_t cap)
+        : mask(cap - 1), slots(new std::atomic<T>[static_cast<std::size_t>(cap)]) {}
     std::atomic<T>& at(std::int64_t i) const noexcept { return slots[static_cast<std::size_t>(i & mask)]; }
     std::int64_t mask;
     std::unique_ptr<std::atomic<T>[]> slots;
   };
 
-  // ---- owner operations (docs/protocols/deque.md §"push", §"pop") ----
+  // ---- owner operations (docs/protocols/deque.md §"Operations") ----
 
   void push(T value) {
     // relaxed: only the owner writes bottom_.
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
-    // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before we
-    // overwrite that slot on a later lap.
+    // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before
+    // we overwrite that slot on a later lap.
     const std::int64_t t = top_.load(std::memory_order_acquire);
     if (b - t > owner_mask_) [[unlikely]] {
       grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
@@ -149,8 +152,9 @@ class deque {
       // release: pairs with the seq_cst (acquire) load of bottom_ in steal(): publishes the slot.
       bottom_.store(b + 1, std::memory_order_release);
     } else {
-      // release fence: pairs with the acquire load of bottom_ in steal(): publishes the slot (and the buffer).
-      std::atomic_thread_fence(std::memory_order_release);
+      // release fence: pairs with the acquire load of bottom_ in steal(): publishes the slot (and the
+      // buffer).
+      detail::release_fence();
       // relaxed: ordered by the fence above.
       bottom_.store(b + 1, std::memory_order_relaxed);
     }
@@ -170,7 +174,8 @@ class deque {
       // relaxed: ordered against the load of top_ by the fence that follows.
       bottom_.store(b, std::memory_order_relaxed);
       if (asymmetric_) {
-        // compiler barrier: pairs with the membarrier in steal() (docs/protocols/deque.md §"Asymmetric mode").
+        // compiler barrier: pairs with the membarrier in steal() (docs/protocols/deque.md §"Asymmetric
+        // mode").
         detail::compiler_fence();
       } else {
         // seq_cst fence: pairs with the seq_cst fence in steal() (store buffering on bottom_/top_).
@@ -189,7 +194,8 @@ class deque {
       // The last item: race the thieves for it on top_.
       const T value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
       // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins.
-      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      const bool won =
+          top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
       restore_bottom(b + 1);
       if (won) {
         return value;
@@ -217,7 +223,7 @@ class deque {
     return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
   }
 
-  // ---- thief operations (docs/protocols/deque.md §"steal") ----
+  // ---- thief operations (docs/protocols/deque.md §"Operations") ----
 
   steal_result<T> steal() noexcept {
     std::int64_t t = 0;
@@ -237,7 +243,8 @@ class deque {
       }
       // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
       detail::process_wide_fence();
-      // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is seen.
+      // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is
+      // seen.
       b = bottom_.load(std::memory_order_acquire);
     } else {
       // acquire: pairs with the CAS on top_ of the previous successful thief.
@@ -250,7 +257,8 @@ class deque {
     if (t >= b) {
       return {steal_status::empty, T{}};
     }
-    // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are visible.
+    // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are
+    // visible.
     const ring* r = ring_.load(std::memory_order_acquire);
     // relaxed: published by push()'s release; if the owner has since reused the slot our CAS below fails.
     const T value = r->at(t).load(std::memory_order_relaxed);
@@ -268,16 +276,18 @@ class deque {
     return t >= bottom_.load(std::memory_order_acquire);
   }
 
-  // ---- growth (docs/protocols/deque.md §"Growth") ----
+  // ---- growth (docs/protocols/deque.md §"Growth and buffer retirement") ----
 
   // The buffer is full: move the items [t, b) to one twice as large, then push. Strong exception guarantee:
   // nothing changes if an allocation throws.
   [[gnu::cold]] [[gnu::noinline]] void grow_and_push(T value, std::int64_t t, std::int64_t b) {
     auto bigger = std::make_unique<ring>(2 * (owner_mask_ + 1));
     for (std::int64_t i = t; i < b; ++i) {
-      // relaxed: the owner is the only writer of slots; thieves read the copies after the release in use_ring().
-      bigger->at(i).store(owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(std::memory_order_relaxed),
-                          std::memory_order_relaxed);
+      // relaxed: the owner is the only writer of slots; thieves read the copies after the release in
+      // use_ring().
+      bigger->at(i).store(
+          owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(std::memory_order_relaxed),
+          std::memory_order_relaxed);
     }
     rings_.push_back(std::move(bigger));  // may throw; nothing is published yet
     use_ring(rings_.back().get());
