@@ -7,6 +7,7 @@
 #include "forkjoin/join.hpp"
 #include "forkjoin/pool_options.hpp"
 #include "forkjoin/recursive.hpp"
+#include "forkjoin/scratch.hpp"
 #include "forkjoin/spawn.hpp"
 #include "forkjoin/sync_wait.hpp"
 #include "forkjoin/task.hpp"

@@ -173,6 +173,12 @@ class segmented_stack {
     }
   }
 
+  // True if [p, p + n) is the last allocation still live: the only block deallocate() may free next.
+  [[nodiscard]] bool is_last(const void* p, std::size_t n) const noexcept {
+    const auto* const q = static_cast<const std::byte*>(p);
+    return q >= base_ && q + round_up(n == 0 ? 1 : n) == sp_;
+  }
+
   [[nodiscard]] bool empty() const noexcept {
     // Every stacklet but the bottom one is non-empty while it is current (pop_stacklet moves back eagerly).
     return sp_ == base_;
@@ -208,7 +214,7 @@ class segmented_stack {
   }
 
   void check_last(std::byte* q, std::size_t n) const noexcept {
-    if (q < base_ || q + round_up(n == 0 ? 1 : n) != sp_) [[unlikely]] {
+    if (!is_last(q, n)) [[unlikely]] {
       invariant_broken("segmented_stack::deallocate of a block that is not the last allocation");
     }
   }

@@ -1,0 +1,97 @@
+#pragma once
+// fj::scratch<T>: a temporary array on the running worker's segmented stack (paper III-C): a portable alloca
+// that never overflows the OS stack, freed when the handle goes out of scope. Allocation is a pointer bump.
+//
+//   fj::task<long> sum_of_children(int n) {
+//     fj::scratch<long> partial(n);              // outside any fork-join scope
+//     for (int i = 0; i < n; ++i) co_await fj::fork(&partial[i], child, i);
+//     co_await fj::join;
+//     co_return std::accumulate(partial.begin(), partial.end(), 0L);
+//   }                                            // partial is freed here, after the join
+//
+// Rules (checked): create it inside a task; scratch arrays are freed in the reverse order of their creation
+// (which C++ scopes give you); an array must not outlive a fork-join scope it was not created outside of, i.e.
+// create it before forking and let it die after the join. Breaking a rule is reported when the array is freed:
+// the process stops with a message (a destructor cannot throw, and continuing would corrupt the stack).
+
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <span>
+#include <type_traits>
+
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/errors.hpp"
+
+namespace fj {
+
+template <class T>
+class scratch {
+  static_assert(alignof(T) <= detail::k_frame_align, "fj::scratch<T>: T is over-aligned for the segmented stack");
+  static_assert(std::is_nothrow_destructible_v<T>, "fj::scratch<T>: T must have a noexcept destructor");
+
+ public:
+  // n value-initialised elements. Throws fj::not_in_worker_error outside a worker, std::bad_alloc if the stack
+  // cannot grow, or whatever T's constructor throws (then nothing stays allocated).
+  explicit scratch(std::size_t n) : stack_(detail::tls_stack), size_(n) {
+    if (stack_ == nullptr || detail::tls_worker == nullptr) throw not_in_worker_error();
+    if (n > max_size()) throw std::bad_array_new_length();
+    void* raw = stack_->allocate(bytes());
+    data_ = static_cast<T*>(raw);
+    if constexpr (std::is_nothrow_default_constructible_v<T>) {
+      std::uninitialized_value_construct_n(data_, n);
+    } else {
+      try {
+        std::uninitialized_value_construct_n(data_, n);
+      } catch (...) {
+        stack_->deallocate(raw, bytes());
+        throw;
+      }
+    }
+  }
+
+  scratch(const scratch&) = delete;
+  scratch& operator=(const scratch&) = delete;
+
+  ~scratch() {
+    std::destroy_n(data_, size_);
+    // The array must be the last thing on the stack this worker is using now: otherwise it is being freed out of
+    // order, or inside a fork-join scope whose continuation moved to another worker's stack.
+    if (detail::tls_stack != stack_ || !stack_->is_last(data_, bytes())) [[unlikely]] misuse();
+    stack_->deallocate(data_, bytes());
+  }
+
+  [[nodiscard]] T* data() noexcept { return data_; }
+  [[nodiscard]] const T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  T& operator[](std::size_t i) noexcept { return data_[i]; }
+  const T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  T* begin() noexcept { return data_; }
+  T* end() noexcept { return data_ + size_; }
+  const T* begin() const noexcept { return data_; }
+  const T* end() const noexcept { return data_ + size_; }
+  [[nodiscard]] std::span<T> span() noexcept { return {data_, size_}; }
+  [[nodiscard]] std::span<const T> span() const noexcept { return {data_, size_}; }
+
+  [[nodiscard]] static constexpr std::size_t max_size() noexcept { return (std::size_t{1} << 47) / sizeof(T); }
+
+ private:
+  [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void misuse() noexcept {
+    std::fprintf(stderr,
+                 "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the "
+                 "first fork and let them die after the join)\n");
+    std::abort();
+  }
+
+  detail::segmented_stack* stack_;
+  std::size_t size_;
+  T* data_ = nullptr;
+};
+
+}  // namespace fj

@@ -1,0 +1,76 @@
+// fj::scratch: temporary arrays on the worker's segmented stack.
+
+#include <forkjoin/forkjoin.hpp>
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <optional>
+#include <string>
+
+#include "support/test_config.hpp"
+
+namespace {
+
+fj::task<long> square(long x) { co_return x* x; }
+
+fj::task<long> sum_of_squares(int n) {
+  fj::scratch<long> partial(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) co_await fj::fork(&partial[static_cast<std::size_t>(i)], square, i);
+  co_await fj::join;
+  co_return std::accumulate(partial.begin(), partial.end(), 0L);
+}
+
+TEST(Scratch, HoldsChildResultsAcrossAForkJoinScope) {
+  fj::busy_pool pool(4);
+  for (int rep = 0; rep < 20; ++rep) EXPECT_EQ(fj::sync_wait(pool, sum_of_squares, 100), 328350);
+}
+
+fj::task<long> nested_scratch(int depth) {
+  if (depth == 0) co_return 0;
+  fj::scratch<int> a(3);
+  fj::scratch<std::string> b(2);
+  EXPECT_EQ(a[0], 0);  // value-initialised
+  EXPECT_TRUE(b[1].empty());
+  b[0] = "x";
+  long below = 0;
+  co_await fj::fork(&below, nested_scratch, depth - 1);
+  co_await fj::join;
+  co_return below + static_cast<long>(a.size() + b.size());
+}
+
+TEST(Scratch, NestedArraysInRecursiveTasksAreFreedInOrder) {
+  fj::busy_pool pool(2);
+  EXPECT_EQ(fj::sync_wait(pool, nested_scratch, 200), 200 * 5);
+}
+
+fj::task<std::size_t> big_scratch(std::size_t n) {
+  fj::scratch<char> big(n);
+  big[n - 1] = 'z';
+  co_return big.size();
+}
+
+TEST(Scratch, LargeArraysGrowTheSegmentedStack) {
+  fj::unit_pool pool;
+  EXPECT_EQ(fj::sync_wait(pool, big_scratch, std::size_t{8} << 20), std::size_t{8} << 20);
+}
+
+TEST(Scratch, CreatingOneOutsideAWorkerThrows) { EXPECT_THROW(fj::scratch<int> s(4), fj::not_in_worker_error); }
+
+fj::task<void> free_out_of_order() {
+  std::optional<fj::scratch<int>> first(std::in_place, 4);
+  fj::scratch<int> second(4);
+  first.reset();  // freed while `second`, created later, is still alive
+  co_return;
+}
+
+TEST(ScratchDeathTest, FreeingOutOfOrderStopsWithAMessage) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        fj::unit_pool pool;
+        fj::sync_wait(pool, free_out_of_order);
+      },
+      "fj::scratch: freed out of order");
+}
+
+}  // namespace
