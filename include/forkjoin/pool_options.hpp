@@ -13,18 +13,30 @@ namespace fj {
   return n == 0 ? 1 : n;
 }
 
+// Whether workers are pinned to cores.
+enum class pin_policy {
+  automatic,  // pin worker i to core i when there are no more workers than cores; otherwise don't pin
+  none,       // never pin
+};
+
 struct pool_options {
   std::size_t workers = default_worker_count();  // must be at least 1
   // OS stack of each worker thread; 0 keeps the system default. Tasks do not run on it (their frames live on
   // segmented stacks), so a small stack such as 64 KiB is enough unless tasks call deep ordinary recursion.
   std::size_t thread_stack_size = 0;
+  pin_policy pinning = pin_policy::automatic;
 };
 
+// Per-worker counters, cheap enough to be always on: each is written only by its worker, on the scheduler's
+// slow paths (never on a fork or a join).
 struct worker_stats {
-  std::uint64_t steal_attempts = 0;      // deques this worker tried to steal from
-  std::uint64_t steals = 0;              // continuations it stole
-  std::uint64_t roots_run = 0;           // root tasks (sync_wait) it finished
-  std::uint64_t exceptions_dropped = 0;  // child exceptions dropped because another was already captured
+  std::uint64_t steal_attempts = 0;       // deques this worker tried to steal from
+  std::uint64_t steals = 0;               // continuations it stole
+  std::uint64_t roots_run = 0;            // root tasks (sync_wait) it finished
+  std::uint64_t exceptions_dropped = 0;   // child exceptions dropped because another was already captured
+  std::uint64_t submissions_run = 0;      // tasks it took from its submission queue (roots and resume_on)
+  std::uint64_t sleeps = 0;               // times it went to sleep (lazy and unit pools)
+  std::uint64_t nanoseconds_asleep = 0;   // total time asleep
 };
 
 }  // namespace fj

@@ -49,7 +49,6 @@ template <class T, class F, class... Args>
 T run_root(pool_core& core, F&& fn, Args&&... args) {
   if (core.is_own_worker()) throw deadlock_error();
   root_result<T> result;
-  result.inflight = &core.inflight();
   // Each root brings its own stack; the worker that runs it adopts it (stack.md).
   auto stack = std::make_unique<segmented_stack>();
   promise<T>* root = nullptr;
@@ -60,7 +59,7 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
   root->kind = task_kind::root;
   root->root = &result;
   try {
-    core.submit(root);
+    core.submit_root(result, root);
   } catch (...) {
     stack_scope scope(stack.get());
     root->handle().destroy();

@@ -26,11 +26,6 @@ namespace detail {
 
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_not_in_worker() { throw not_in_worker_error(); }
 
-template <class A>
-inline constexpr bool is_spawn_awaitable = false;
-template <bool Fork>
-inline constexpr bool is_spawn_awaitable<spawn_awaitable<Fork>> = true;
-
 template <class>
 inline constexpr bool dependent_false = false;
 
@@ -59,8 +54,9 @@ class promise_base : public frame {
   // first wins). It travels to the parent when the frame finishes, after every child has returned.
   void unhandled_exception() noexcept { deliver_exception(this, std::current_exception()); }
 
-  template <bool Fork>
-  spawn_awaitable<Fork> await_transform(spawn_awaitable<Fork>&& a) noexcept {
+  template <class A>
+    requires std::derived_from<A, runtime_awaitable>
+  A await_transform(A&& a) noexcept {
     return std::move(a);
   }
   join_awaiter await_transform(join_t) noexcept { return join_awaiter(this); }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -104,11 +105,15 @@ std::uint64_t serial_run(std::uint64_t id, int depth) {
   return combine(id, subtrees, 4);
 }
 
-class RandomTrees : public ::testing::TestWithParam<std::size_t> {};
+enum class pool_kind { busy, lazy };
 
-TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
-  std::size_t const workers = GetParam();
-  fj::busy_pool pool(workers);
+struct tree_run {
+  pool_kind kind;
+  std::size_t workers;
+};
+
+template <class Pool>
+void check_random_trees(Pool& pool, const char* kind) {
   int const trees = static_cast<int>(fj::test::scaled(100, 25));
   int const depth = fj::test::scale() == 1 ? 11 : 9;
   std::uint64_t const seed = fj::test::seed();
@@ -120,14 +125,36 @@ TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
   EXPECT_EQ(mismatches, 0) << "seed " << seed;
   std::uint64_t steals = 0;
   for (const auto& s : pool.stats()) steals += s.steals;
-  std::printf("[random trees] workers=%zu trees=%d depth=%d steals=%llu\n", workers, trees, depth,
+  std::printf("[random trees] %s workers=%zu trees=%d depth=%d steals=%llu\n", kind, pool.size(), trees, depth,
               static_cast<unsigned long long>(steals));
-  if (workers > 1) {
+  if (pool.size() > 1) {
     EXPECT_GT(steals, 0u) << "no steals: this run proved nothing about concurrency";
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Workers, RandomTrees, ::testing::Values(1, 2, 4, 8, 16));
+class RandomTrees : public ::testing::TestWithParam<tree_run> {};
+
+TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
+  tree_run const run = GetParam();
+  if (run.kind == pool_kind::busy) {
+    fj::busy_pool pool(run.workers);
+    check_random_trees(pool, "busy_pool");
+  } else {
+    fj::lazy_pool pool(run.workers);
+    check_random_trees(pool, "lazy_pool");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Pools, RandomTrees,
+    ::testing::Values(tree_run{pool_kind::busy, 1}, tree_run{pool_kind::busy, 2}, tree_run{pool_kind::busy, 4},
+                      tree_run{pool_kind::busy, 8}, tree_run{pool_kind::busy, 16}, tree_run{pool_kind::lazy, 1},
+                      tree_run{pool_kind::lazy, 2}, tree_run{pool_kind::lazy, 4}, tree_run{pool_kind::lazy, 8},
+                      tree_run{pool_kind::lazy, 16}),
+    [](const ::testing::TestParamInfo<tree_run>& param_info) {
+      tree_run const r = param_info.param;
+      return std::string(r.kind == pool_kind::busy ? "busy" : "lazy") + std::to_string(r.workers);
+    });
 
 // Many outside threads submit random trees to one pool at once.
 TEST(RandomTreesConcurrentRoots, TreesSubmittedFromSeveralThreadsAllMatch) {

@@ -14,6 +14,9 @@ namespace {
 std::atomic<long> allocations{0};
 }  // namespace
 
+// clang's TSan runtime defines the global operator new itself, so these replacements are left out there
+// (test_config.hpp) and the counting test is skipped.
+#if FJ_TEST_CAN_REPLACE_GLOBAL_NEW
 // g++ cannot see that these replacements pair malloc with free consistently and warns about the pairing.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
@@ -26,6 +29,7 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -52,6 +56,7 @@ fj::task<long> allocations_in_second_run(int n) {
 }
 
 TEST(NoAllocation, AMillionForksCallNoAllocatorInSteadyState) {
+  if (!fj::test::can_replace_global_new) GTEST_SKIP() << "this sanitizer runtime owns the global operator new";
   fj::busy_pool pool(1);
   // fib(30) performs 1,346,268 forks.
   int const n = fj::test::scale() == 1 ? 30 : 24;

@@ -17,10 +17,14 @@ namespace fj::detail {
 template <class P>
 inline constexpr bool is_task_promise = std::derived_from<P, frame>;
 
+// Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes these
+// through and rejects everything else with a readable error.
+struct runtime_awaitable {};
+
 // Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
 // initial suspend point, allocated on this worker's stack).
 template <bool Fork>
-class [[nodiscard]] spawn_awaitable {
+class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
  public:
   explicit spawn_awaitable(frame* child) noexcept : child_(child) {}
   spawn_awaitable(spawn_awaitable&& other) noexcept : child_(std::exchange(other.child_, nullptr)) {}

@@ -1,14 +1,21 @@
 #pragma once
-// The engine shared by forkjoin's pools: worker threads, their deques, root submission and the scheduler loop
-// that steals continuations (paper III-D, busy variant). busy_pool and unit_pool configure it.
+// The engine shared by forkjoin's pools (paper III-D): worker threads, their deques and submission queues, the
+// scheduler loop that runs submitted tasks and steals continuations, and the idle policy. busy_pool (spin),
+// lazy_pool (sleep, keeping one thief awake per NUMA group while work is active) and unit_pool (one worker,
+// no stealing) configure it. The sleep protocol is docs/protocols/sleep.md.
 
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -17,11 +24,13 @@
 #include "forkjoin/detail/os_thread.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/submission.hpp"
 #include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/pool_options.hpp"
+#include "forkjoin/topology.hpp"
 
 namespace fj::detail {
 
@@ -33,24 +42,49 @@ inline void cpu_relax() noexcept {
 
 class pool_core {
  public:
-  struct config {
-    pool_options options;
-    bool steal = true;             // false: a single worker, no thieves
-    bool sleep_when_idle = false;  // true: wait on a condition variable for submissions instead of spinning
+  enum class idle_policy {
+    spin,   // busy_pool: keep stealing, yielding the CPU now and then
+    sleep,  // lazy_pool and unit_pool: sleep on the worker's event count (sleep.md)
   };
 
-  explicit pool_core(const config& cfg) : steal_(cfg.steal), sleep_when_idle_(cfg.sleep_when_idle) {
+  struct config {
+    pool_options options;
+    bool steal = true;  // false: a single worker, no thieves
+    idle_policy idle = idle_policy::spin;
+    const char* kind = "pool";
+  };
+
+  explicit pool_core(const config& cfg)
+      : steal_(cfg.steal), idle_(cfg.idle), topology_(topology::discover()) {
     if (cfg.options.workers == 0) throw invalid_config_error("a pool needs at least one worker (asked for 0)");
+    std::size_t const n = cfg.options.workers;
     // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
     enable_asymmetric_fences();
-    workers_.reserve(cfg.options.workers);
-    for (std::size_t i = 0; i < cfg.options.workers; ++i) {
+    // Placement: with no more workers than cores, worker i goes to core i and victims follow the paper's Eq. 6;
+    // otherwise (oversubscribed) nobody is pinned and victims are uniform.
+    bool const fits = n <= topology_.size();
+    pinned_ = fits && cfg.options.pinning != pin_policy::none;
+    placement_ = fits ? topology_.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
+    groups_ = std::max<std::size_t>(1, placement_.numa_nodes());
+    thieves_ = std::make_unique<std::atomic<std::int64_t>[]>(groups_);
+    description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
+                   (pinned_ ? ", pinned one per core" : ", not pinned") + "; topology: " + topology_.description() +
+                   (fits ? "" : " (oversubscribed: uniform random victims)");
+
+    workers_.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
       workers_.push_back(std::make_unique<worker_context>(this, i));
       workers_.back()->rng_state = 0x9E3779B97F4A7C15ULL * (i + 1);
+      workers_.back()->group = fits ? placement_.numa_group(i) : 0;
+      samplers_.emplace_back(placement_, i, 0x5DEECE66DULL + i);
     }
-    threads_ = std::make_unique<os_thread[]>(workers_.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      // relaxed: published to the workers by thread creation.
+      thieves_[workers_[i]->group].fetch_add(1, std::memory_order_relaxed);
+    }
+    threads_ = std::make_unique<os_thread[]>(n);
     try {
-      for (std::size_t i = 0; i < workers_.size(); ++i) {
+      for (std::size_t i = 0; i < n; ++i) {
         threads_[i].start([this, i] { run(*workers_[i]); }, cfg.options.thread_stack_size);
       }
     } catch (...) {
@@ -62,16 +96,17 @@ class pool_core {
   pool_core(const pool_core&) = delete;
   pool_core& operator=(const pool_core&) = delete;
 
-  // Waits for every submitted root to finish, then stops the workers (the documented behaviour of destroying a
-  // pool with work in flight). Submissions that arrive once this has begun get fj::pool_closed_error.
-  ~pool_core() {
-    if (is_own_worker()) broken_invariant("a pool was destroyed by one of its own workers");
-    {
-      std::lock_guard lock(submit_mutex_);
-      closing_ = true;
-    }
-    inflight_.wait_until_drained();
+  ~pool_core() { shutdown(); }
+
+  // Refuses new roots (sync_wait then throws fj::pool_closed_error), waits for every accepted root to finish,
+  // and stops the workers. Idempotent; the destructor calls it.
+  void shutdown() {
+    if (is_own_worker()) broken_invariant("a pool was shut down by one of its own workers");
+    std::lock_guard lock(shutdown_mutex_);
+    if (stopped_) return;
+    inflight_.close_and_wait();
     stop_workers();
+    stopped_ = true;
   }
 
   [[nodiscard]] bool is_own_worker() const noexcept {
@@ -81,83 +116,140 @@ class pool_core {
 
   [[nodiscard]] std::size_t size() const noexcept { return workers_.size(); }
 
-  // Hands a root frame (kind root, its own stack as home) to some worker.
-  void submit(frame* root_frame) {
-    {
-      std::lock_guard lock(submit_mutex_);
-      if (closing_) throw pool_closed_error();
-      inflight_.add();
-      submitted_.push_back(root_frame);
-      // relaxed: only a hint for the polling loop; the mutex orders the queue itself.
-      submitted_count_.store(submitted_.size(), std::memory_order_relaxed);
-    }
-    if (sleep_when_idle_) idle_cv_.notify_one();
+  // Workers registered as sleeping right now (a snapshot, for tests and monitoring).
+  [[nodiscard]] std::size_t sleeping() const noexcept {
+    std::size_t n = 0;
+    for (const auto& w : workers_) n += w->sleep.waiters() != 0 ? 1 : 0;
+    return n;
+  }
+  [[nodiscard]] const std::string& description() const noexcept { return description_; }
+  [[nodiscard]] inflight_counter& inflight() noexcept { return inflight_; }
+
+  // Hands a root (kind root, its own stack as home) to a worker. Throws fj::pool_closed_error once shutdown
+  // has begun.
+  void submit_root(root_base& root, frame* task) {
+    if (!inflight_.try_add()) throw pool_closed_error();
+    root.inflight = &inflight_;
+    root.node.task = task;
+    submit_to(any_worker(), &root.node);
   }
 
-  [[nodiscard]] inflight_counter& inflight() noexcept { return inflight_; }
+  // A worker for work that may go anywhere: round robin.
+  [[nodiscard]] std::size_t any_worker() noexcept {
+    // relaxed: only spreads work over the workers.
+    return next_target_.fetch_add(1, std::memory_order_relaxed) % workers_.size();
+  }
+
+  // Hands a suspended task to worker `target` (explicit scheduling, paper III-D1).
+  // LIFETIME: after the push the worker may run the task, which may free `node`.
+  void submit_to(std::size_t target, submission* node) noexcept {
+    worker_context& w = *workers_[target];
+    (void)w.inbox.push(node);
+    // Always notify: the event count's notify is a cheap RMW when nobody waits, and skipping it on a stale
+    // "not sleeping" reading would lose the wake-up (PITFALLS, sleep.md).
+    if (idle_ == idle_policy::sleep) w.sleep.notify_one();
+  }
 
   [[nodiscard]] std::vector<worker_stats> stats() const {
     std::vector<worker_stats> out;
     out.reserve(workers_.size());
     for (const auto& w : workers_) {
+      const worker_counters& c = w->counters;
       // relaxed: statistics, read while workers may be updating them.
-      out.push_back({w->counters.steal_attempts.load(std::memory_order_relaxed),
-                     w->counters.steals.load(std::memory_order_relaxed),
-                     w->counters.roots_run.load(std::memory_order_relaxed),
-                     w->counters.exceptions_dropped.load(std::memory_order_relaxed)});
+      out.push_back({c.steal_attempts.load(std::memory_order_relaxed), c.steals.load(std::memory_order_relaxed),
+                     c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
+                     c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
+                     c.nanoseconds_asleep.load(std::memory_order_relaxed)});
     }
     return out;
   }
 
  private:
+  static std::vector<std::size_t> first_n(std::size_t n) {
+    std::vector<std::size_t> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = i;
+    return v;
+  }
+
   void stop_workers() noexcept {
-    {
-      std::lock_guard lock(submit_mutex_);
-      // release: pairs with the acquire load in run(); everything before the stop is visible to exiting workers.
-      stop_.store(true, std::memory_order_release);
-    }
-    idle_cv_.notify_all();
+    // release: pairs with the acquire loads in run() and idle(): everything before the stop is visible to
+    // exiting workers.
+    stop_.store(true, std::memory_order_release);
+    for (auto& w : workers_) w->sleep.notify_all();
     for (std::size_t i = 0; i < workers_.size(); ++i) threads_[i].join();
   }
 
-  frame* try_take_root() {
-    // relaxed: a hint; a stale zero only delays pickup to the next round.
-    if (submitted_count_.load(std::memory_order_relaxed) == 0) return nullptr;
-    std::lock_guard lock(submit_mutex_);
-    if (submitted_.empty()) return nullptr;
-    frame* r = submitted_.front();
-    submitted_.pop_front();
-    submitted_count_.store(submitted_.size(), std::memory_order_relaxed);
-    return r;
+  // ---- the lazy pool's accounting (sleep.md "The lazy pool's rule") ----
+  // active_: workers running a task. thieves_[g]: awake workers of group g looking for work.
+
+  void become_active(worker_context& w) noexcept {
+    if (idle_ != idle_policy::sleep || !steal_) return;
+    // seq_cst: these two and the loads in may_sleep() form the store-buffering pattern of sleep.md §4.
+    active_.fetch_add(1, std::memory_order_seq_cst);
+    if (thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst) == 1) wake_a_thief(w);
   }
 
-  bool try_steal(worker_context& self) {
-    std::size_t const n = workers_.size();
-    if (n < 2) return false;
-    // xorshift64: victim choice needs speed, not quality.
-    std::uint64_t x = self.rng_state;
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    self.rng_state = x;
-    std::size_t victim = static_cast<std::size_t>(x % (n - 1));
-    if (victim >= self.index) ++victim;
-    worker_counters::bump(self.counters.steal_attempts);
-    auto stolen = workers_[victim]->queue.thief().steal();
-    if (!stolen) return false;
-    frame* f = stolen.value;
-    // The thief now runs the continuation; steals is owned by whoever runs it (frame.hpp).
-    ++f->steals;
-    worker_counters::bump(self.counters.steals);
-    run_from_scheduler(f->handle());
-    return true;
+  void become_thief(worker_context& w) noexcept {
+    if (idle_ != idle_policy::sleep || !steal_) return;
+    // seq_cst: as in become_active().
+    thieves_[w.group].fetch_add(1, std::memory_order_seq_cst);
+    active_.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  void idle(std::uint32_t round) {
-    if (sleep_when_idle_) {
-      std::unique_lock lock(submit_mutex_);
-      // relaxed loads under the mutex: stop_ and the queue are both written under it.
-      idle_cv_.wait(lock, [&] { return !submitted_.empty() || stop_.load(std::memory_order_relaxed); });
+  // We were the group's last awake thief and found work: make sure another worker of the group looks for more.
+  void wake_a_thief(worker_context& self) noexcept {
+    for (auto& other : workers_) {
+      if (other.get() != &self && other->group == self.group && other->sleep.waiters() != 0) {
+        other->sleep.notify_one();
+        return;
+      }
+    }
+  }
+
+  // Work this worker could take now without sleeping.
+  [[nodiscard]] bool work_visible(worker_context& w) const noexcept {
+    if (!w.inbox.empty() || !w.owner.empty()) return true;
+    if (!steal_) return false;
+    for (const auto& other : workers_) {
+      if (!other->queue.thief().empty()) return true;
+    }
+    return false;
+  }
+
+  // The lazy rule: while any worker is active, the last awake thief of a group stays awake.
+  [[nodiscard]] bool must_stay_awake(worker_context& w) const noexcept {
+    if (!steal_) return false;
+    // seq_cst: see become_active().
+    return thieves_[w.group].load(std::memory_order_seq_cst) == 0 && active_.load(std::memory_order_seq_cst) > 0;
+  }
+
+  void sleep(worker_context& w) {
+    if (steal_) thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst);  // seq_cst: see become_active()
+    auto const key = w.sleep.prepare_wait();
+    // Re-check after announcing ourselves (event count protocol): work or stop that arrived before the
+    // announcement is seen here; anything later notifies us.
+    // acquire: pairs with the release store in stop_workers().
+    if (work_visible(w) || must_stay_awake(w) || stop_.load(std::memory_order_acquire)) {
+      w.sleep.cancel_wait();
+    } else {
+      worker_counters::bump(w.counters.sleeps);
+      auto const t0 = std::chrono::steady_clock::now();
+      w.sleep.wait(key);
+      auto const slept = std::chrono::steady_clock::now() - t0;
+      worker_counters::add(w.counters.nanoseconds_asleep,
+                           static_cast<std::uint64_t>(std::chrono::nanoseconds(slept).count()));
+    }
+    if (steal_) thieves_[w.group].fetch_add(1, std::memory_order_seq_cst);  // seq_cst: see become_active()
+  }
+
+  void idle(worker_context& w, std::uint32_t round) {
+    if (idle_ == idle_policy::sleep) {
+      // A lazy worker keeps trying for a while before it sleeps: work often arrives within microseconds.
+      if (steal_ && round < 256) {
+        cpu_relax();
+        return;
+      }
+      sleep(w);
       return;
     }
     if (round % 64 == 63) {
@@ -167,24 +259,79 @@ class pool_core {
     }
   }
 
+  // Runs a task handed over through the inbox: a root, or a task that moved itself here.
+  void run_submission(worker_context& w, submission* s) {
+    frame* task = s->task;  // LIFETIME: `s` may die once the task runs
+    become_active(w);
+    take_stack(task->home);
+    worker_counters::bump(w.counters.submissions_run);
+    run_from_scheduler(task->handle());
+    become_thief(w);
+  }
+
+  [[nodiscard]] std::size_t pick_victim(worker_context& self) {
+    if (pinned_victims()) return samplers_[self.index]();
+    // xorshift64: uniform victims need speed, not quality.
+    std::uint64_t x = self.rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    self.rng_state = x;
+    std::size_t const n = workers_.size();
+    std::size_t victim = static_cast<std::size_t>(x % (n - 1));
+    return victim >= self.index ? victim + 1 : victim;
+  }
+
+  [[nodiscard]] bool pinned_victims() const noexcept { return !placement_.is_uniform(); }
+
+  // Steals one continuation and runs it. The worker's own deque counts as a victim too: a task that moved itself
+  // away with resume_on can leave its parent's continuation there.
+  bool try_steal(worker_context& self) {
+    deque_thief<frame*> thief = self.queue.thief();
+    if (self.owner.empty()) {
+      if (!steal_ || workers_.size() < 2) return false;
+      thief = workers_[pick_victim(self)]->queue.thief();
+    }
+    worker_counters::bump(self.counters.steal_attempts);
+    auto stolen = thief.steal();
+    if (!stolen) return false;
+    frame* f = stolen.value;
+    // The thief now runs the continuation; steals is owned by whoever runs it (frame.hpp).
+    ++f->steals;
+    worker_counters::bump(self.counters.steals);
+    become_active(self);
+    run_from_scheduler(f->handle());
+    become_thief(self);
+    return true;
+  }
+
+  void pin(worker_context& w) noexcept {
+    if (!pinned_) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(placement_.cpu(w.index), &set);
+    // Best effort: a failure (restricted cpuset) leaves the worker unpinned.
+    (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+  }
+
   void run(worker_context& w) {
     tls_worker = &w;
     tls_stack = new segmented_stack();
+    pin(w);
     std::uint32_t idle_rounds = 0;
     while (true) {
-      if (frame* r = try_take_root()) {
-        take_stack(r->home);
-        run_from_scheduler(r->handle());
+      if (submission* s = w.inbox.pop()) {
+        run_submission(w, s);
         idle_rounds = 0;
         continue;
       }
-      if (steal_ && try_steal(w)) {
+      if (try_steal(w)) {
         idle_rounds = 0;
         continue;
       }
       // acquire: pairs with the release store in stop_workers().
       if (stop_.load(std::memory_order_acquire)) break;
-      idle(idle_rounds++);
+      idle(w, idle_rounds++);
     }
     if (!tls_stack->empty()) broken_invariant("a worker stopped with frames on its stack");
     delete tls_stack;
@@ -195,17 +342,23 @@ class pool_core {
   }
 
   bool const steal_;
-  bool const sleep_when_idle_;
+  idle_policy const idle_;
+  topology topology_;
+  topology placement_ = topology::uniform(1);
+  bool pinned_ = false;
+  std::size_t groups_ = 1;
+  std::string description_;
   std::vector<std::unique_ptr<worker_context>> workers_;
+  std::vector<victim_sampler> samplers_;
   std::unique_ptr<os_thread[]> threads_;
 
-  std::mutex submit_mutex_;
-  std::condition_variable idle_cv_;
-  std::deque<frame*> submitted_;
-  std::atomic<std::size_t> submitted_count_{0};
-  bool closing_ = false;
+  std::unique_ptr<std::atomic<std::int64_t>[]> thieves_;
+  std::atomic<std::int64_t> active_{0};
+  std::atomic<std::size_t> next_target_{0};
   std::atomic<bool> stop_{false};
   inflight_counter inflight_;
+  std::mutex shutdown_mutex_;
+  bool stopped_ = false;
 };
 
 }  // namespace fj::detail

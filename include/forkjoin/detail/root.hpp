@@ -7,22 +7,30 @@
 #include <mutex>
 #include <optional>
 
+#include "forkjoin/detail/submission.hpp"
+
 namespace fj::detail {
 
-// Counts roots submitted to a pool and not yet finished, so the pool's destructor can wait for them.
+// Counts roots submitted to a pool and not yet finished, so that shutting the pool down can wait for them, and
+// refuses new ones once the pool is closing.
 class inflight_counter {
  public:
-  void add() {
+  // False once close_and_wait() has begun: the root must not be submitted.
+  [[nodiscard]] bool try_add() {
     std::lock_guard lock(mutex_);
+    if (closed_) return false;
     ++count_;
+    return true;
   }
   // LIFETIME: the pool (and this counter) may be destroyed as soon as the lock is released with count_ == 0.
   void remove() noexcept {
     std::lock_guard lock(mutex_);
     if (--count_ == 0) drained_.notify_all();
   }
-  void wait_until_drained() {
+  // Refuses further roots, then waits until every accepted one has finished.
+  void close_and_wait() {
     std::unique_lock lock(mutex_);
+    closed_ = true;
     drained_.wait(lock, [&] { return count_ == 0; });
   }
 
@@ -30,11 +38,13 @@ class inflight_counter {
   std::mutex mutex_;
   std::condition_variable drained_;
   std::size_t count_ = 0;
+  bool closed_ = false;
 };
 
 struct root_base {
   std::exception_ptr exception;
   inflight_counter* inflight = nullptr;
+  submission node;  // how the root reaches a worker's submission queue
 
   void wait() {
     std::unique_lock lock(mutex_);

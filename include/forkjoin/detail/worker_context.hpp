@@ -8,7 +8,10 @@
 
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/submission.hpp"
 #include "forkjoin/ext/deque.hpp"
+#include "forkjoin/ext/event_count.hpp"
+#include "forkjoin/ext/submission_queue.hpp"
 
 namespace fj::detail {
 
@@ -19,7 +22,15 @@ struct worker_counters {
   std::atomic<std::uint64_t> steal_attempts{0};
   std::atomic<std::uint64_t> steals{0};
   std::atomic<std::uint64_t> roots_run{0};
+  std::atomic<std::uint64_t> submissions_run{0};
   std::atomic<std::uint64_t> exceptions_dropped{0};
+  std::atomic<std::uint64_t> sleeps{0};
+  std::atomic<std::uint64_t> nanoseconds_asleep{0};
+
+  static void add(std::atomic<std::uint64_t>& c, std::uint64_t n) noexcept {
+    // relaxed: single writer; readers only want an eventually consistent statistic.
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
 
   static void bump(std::atomic<std::uint64_t>& c) noexcept {
     // relaxed: single writer; readers only want an eventually consistent statistic.
@@ -32,8 +43,14 @@ struct worker_context {
 
   pool_core* pool;
   std::size_t index;
+  std::size_t group = 0;  // NUMA group (lazy pool: one awake thief per group)
   fj::deque<frame*> queue;
   fj::deque_owner<frame*> owner;
+  // Tasks handed to this worker by other threads (paper III-D1); only this worker pops.
+  fj::submission_queue<submission> inbox;
+  // Where this worker sleeps (lazy and unit pools): notified by submitters to `inbox`, and by a thief that
+  // needs another worker awake (sleep.md).
+  fj::event_count sleep;
   // An empty stack kept for the next steal, so that stealing does not call the allocator in steady state.
   segmented_stack* spare = nullptr;
   std::uint64_t rng_state = 0;

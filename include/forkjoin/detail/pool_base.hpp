@@ -1,0 +1,42 @@
+#pragma once
+// What every forkjoin pool offers, whatever its policy: shutdown, size, statistics, a description, and the core
+// that sync_wait and resume_on use. The pools (busy_pool, lazy_pool, unit_pool) only choose the configuration.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/pool_options.hpp"
+
+namespace fj::detail {
+
+class pool_base {
+ public:
+  pool_base(const pool_base&) = delete;
+  pool_base& operator=(const pool_base&) = delete;
+
+  // Refuses new work (sync_wait then throws fj::pool_closed_error), waits for every task already submitted
+  // with sync_wait to finish, and stops the workers. The destructor does the same.
+  void shutdown() { core_.shutdown(); }
+
+  [[nodiscard]] std::size_t size() const noexcept { return core_.size(); }
+  [[nodiscard]] std::vector<worker_stats> stats() const { return core_.stats(); }
+  // Workers asleep right now (lazy and unit pools; a snapshot).
+  [[nodiscard]] std::size_t sleeping() const noexcept { return core_.sleeping(); }
+  // Kind, worker count, pinning and the topology used for victim selection.
+  [[nodiscard]] const std::string& description() const noexcept { return core_.description(); }
+
+  // For sync_wait, resume_on and scheduler extensions.
+  [[nodiscard]] pool_core& core() noexcept { return core_; }
+  [[nodiscard]] const pool_core& core() const noexcept { return core_; }
+
+ protected:
+  explicit pool_base(const pool_core::config& cfg) : core_(cfg) {}
+  ~pool_base() = default;
+
+ private:
+  pool_core core_;
+};
+
+}  // namespace fj::detail

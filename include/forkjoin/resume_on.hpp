@@ -1,0 +1,94 @@
+#pragma once
+// Explicit scheduling (paper III-D1): a running task moves itself to a chosen worker, or to another pool.
+//   co_await fj::resume_on(pool, k);   // continue on worker k of `pool`
+//   co_await fj::resume_on(pool);      // continue on some worker of `pool`
+// The task is suspended, handed to the target worker's submission queue (lock-free, no global queue) together
+// with its stack, and resumed there; its worker goes back to other work. Rules: call it outside a fork-join
+// scope (after a join: a task whose continuation has been stolen since its last join cannot move and gets
+// fj::error); the target pool must outlive the task's stay on it.
+//   fj::worker_index()                 // index of the worker running the calling task
+
+#include <coroutine>
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "forkjoin/detail/awaitables.hpp"
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/detail/submission.hpp"
+#include "forkjoin/detail/transitions.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/sync_wait.hpp"
+
+namespace fj {
+
+namespace detail {
+
+class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
+ public:
+  resume_on_awaitable(pool_core& pool, std::optional<std::size_t> worker) : pool_(&pool), worker_(worker) {
+    if (worker && *worker >= pool.size()) {
+      throw invalid_config_error("resume_on: worker " + std::to_string(*worker) + " of a pool of " +
+                                 std::to_string(pool.size()));
+    }
+  }
+
+  [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
+
+  template <class P>
+  bool await_suspend(std::coroutine_handle<P> h) {
+    static_assert(is_task_promise<P>, "fj::resume_on can only be awaited inside a coroutine that returns fj::task<T>");
+    frame* const self = &h.promise();
+    if (self->steals != 0) {
+      throw error("fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join first");
+    }
+    worker_context* const here = tls_worker;
+    std::size_t const target = worker_ ? *worker_ : pool_->any_worker();
+    if (here->pool == pool_ && here->index == target) return false;  // already there
+    node_.task = self;
+    pool_core* const pool = pool_;
+    // The target worker adopts the task's stack (stack.md rule 5); we continue on an empty one.
+    give_up_stack();
+    // LIFETIME: after this the target may resume the task and this awaiter (in its frame) may be gone.
+    pool->submit_to(target, &node_);
+    return true;
+  }
+
+  static constexpr void await_resume() noexcept {}
+
+ private:
+  pool_core* pool_;
+  std::optional<std::size_t> worker_;
+  submission node_;
+};
+
+}  // namespace detail
+
+template <scheduler Pool>
+[[nodiscard]] detail::resume_on_awaitable resume_on(Pool& pool, std::size_t worker) {
+  return detail::resume_on_awaitable(pool.core(), worker);
+}
+
+template <scheduler Pool>
+[[nodiscard]] detail::resume_on_awaitable resume_on(Pool& pool) {
+  return detail::resume_on_awaitable(pool.core(), std::nullopt);
+}
+
+// The index, within its pool, of the worker running the calling code. Throws fj::not_in_worker_error on other
+// threads.
+[[nodiscard]] inline std::size_t worker_index() {
+  detail::worker_context* w = detail::tls_worker;
+  if (w == nullptr) throw not_in_worker_error();
+  return w->index;
+}
+
+// Whether the calling code runs on one of `pool`'s workers.
+template <scheduler Pool>
+[[nodiscard]] bool runs_on(Pool& pool) noexcept {
+  detail::worker_context* w = detail::tls_worker;
+  return w != nullptr && w->pool == &pool.core();
+}
+
+}  // namespace fj

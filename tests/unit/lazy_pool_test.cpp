@@ -1,0 +1,132 @@
+// fj::lazy_pool: correct results, sleeping when idle, waking for work, and shutdown under load.
+
+#include <forkjoin/forkjoin.hpp>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+#include <vector>
+
+#include "support/test_config.hpp"
+
+namespace {
+
+fj::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, n - 1);
+  co_await fj::call(&b, fib, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+fj::task<int> tiny(int x) { co_return x + 1; }
+
+// Fails the test (instead of hanging the suite) if `body` does not finish in time: a lost wake-up shows as a hang.
+template <class F>
+void within(std::chrono::seconds limit, F body) {
+  auto done = std::async(std::launch::async, body);
+  ASSERT_EQ(done.wait_for(limit), std::future_status::ready) << "hang: a wake-up was probably lost";
+  done.get();
+}
+
+bool wait_until_all_asleep(fj::lazy_pool& pool) {
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.sleeping() != pool.size()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+TEST(LazyPool, ComputesFibonacciAtEveryWorkerCount) {
+  for (std::size_t workers : {1u, 2u, 4u, 16u}) {
+    fj::lazy_pool pool(workers);
+    EXPECT_EQ(fj::sync_wait(pool, fib, 22), 17711) << workers << " workers";
+  }
+}
+
+TEST(LazyPool, IdleWorkersFallAsleep) {
+  fj::lazy_pool pool(4);
+  (void)fj::sync_wait(pool, fib, 15);
+  EXPECT_TRUE(wait_until_all_asleep(pool));
+  std::uint64_t sleeps = 0;
+  for (const auto& s : pool.stats()) sleeps += s.sleeps;
+  EXPECT_GT(sleeps, 0u);
+}
+
+class LazyPoolWakeups : public ::testing::TestWithParam<std::size_t> {};
+
+// "All asleep -> submit one tiny task -> wait for it", many times. Every few cycles the test waits until every
+// worker really sleeps, so that the wake-up path is exercised from the deepest idle state.
+TEST_P(LazyPoolWakeups, NoWakeUpIsLostOverManyCycles) {
+  fj::lazy_pool pool(GetParam());
+  auto const cycles = static_cast<int>(fj::test::scaled(100'000, 5'000));
+  within(std::chrono::seconds(240), [&] {
+    for (int i = 0; i < cycles; ++i) {
+      if (i % 1000 == 0) {
+        ASSERT_TRUE(wait_until_all_asleep(pool));
+      }
+      ASSERT_EQ(fj::sync_wait(pool, tiny, i), i + 1);
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, LazyPoolWakeups, ::testing::Values(2, 4, 16));
+
+TEST(LazyPool, ShutdownWhileOutsideThreadsSubmitGivesEverySubmissionAResultOrPoolClosed) {
+  fj::lazy_pool pool(2);
+  std::atomic<long> completed{0};
+  std::atomic<long> refused{0};
+  std::atomic<long> wrong{0};
+  std::vector<std::thread> submitters;
+  for (int t = 0; t < 4; ++t) {
+    submitters.emplace_back([&, t] {
+      for (int i = 0;; ++i) {
+        try {
+          if (fj::sync_wait(pool, tiny, t * 1000000 + i) != t * 1000000 + i + 1) wrong.fetch_add(1);
+          completed.fetch_add(1);
+        } catch (const fj::pool_closed_error&) {
+          refused.fetch_add(1);
+          return;
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  pool.shutdown();
+  for (auto& s : submitters) s.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(refused.load(), 4);
+  EXPECT_GT(completed.load(), 0);
+  EXPECT_THROW((void)fj::sync_wait(pool, tiny, 1), fj::pool_closed_error);
+}
+
+TEST(LazyPool, FourOutsideThreadsSubmittingManyRootsAllGetTheirResults) {
+  fj::lazy_pool pool(2);
+  auto const per_thread = static_cast<int>(fj::test::scaled(25'000, 1'000));
+  std::atomic<long> wrong{0};
+  within(std::chrono::seconds(240), [&] {
+    std::vector<std::thread> submitters;
+    for (int t = 0; t < 4; ++t) {
+      submitters.emplace_back([&, t] {
+        for (int i = 0; i < per_thread; ++i) {
+          if (fj::sync_wait(pool, tiny, t + 4 * i) != t + 4 * i + 1) wrong.fetch_add(1);
+        }
+      });
+    }
+    for (auto& s : submitters) s.join();
+  });
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(LazyPool, DescriptionNamesThePoolAndItsTopology) {
+  fj::lazy_pool pool(2);
+  EXPECT_NE(pool.description().find("lazy_pool"), std::string::npos);
+  EXPECT_NE(pool.description().find("topology"), std::string::npos);
+}
+
+}  // namespace

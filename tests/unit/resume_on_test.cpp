@@ -1,0 +1,103 @@
+// Explicit scheduling: a task moves itself to a chosen worker or to another pool with fj::resume_on.
+
+#include <forkjoin/forkjoin.hpp>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "support/test_config.hpp"
+
+namespace {
+
+fj::task<long> fib(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, n - 1);
+  co_await fj::call(&b, fib, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+template <class Pool>
+fj::task<int> hop_to_each_worker_and_back(Pool* pool) {
+  std::size_t const home = fj::worker_index();
+  int visits = 0;
+  for (std::size_t k = 0; k < pool->size(); ++k) {
+    co_await fj::resume_on(*pool, k);
+    if (fj::worker_index() == k) ++visits;
+    long r = 0;
+    co_await fj::call(&r, fib, 12);  // do some forking work there
+    if (r != 144) co_return -1;
+  }
+  co_await fj::resume_on(*pool, home);
+  if (fj::worker_index() != home) co_return -2;
+  co_return visits;
+}
+
+TEST(ResumeOn, TaskHopsToWorkerKAndBack) {
+  fj::lazy_pool lazy(4);
+  fj::busy_pool busy(3);
+  for (int rep = 0; rep < 20; ++rep) {
+    EXPECT_EQ(fj::sync_wait(lazy, hop_to_each_worker_and_back<fj::lazy_pool>, &lazy), 4);
+    EXPECT_EQ(fj::sync_wait(busy, hop_to_each_worker_and_back<fj::busy_pool>, &busy), 3);
+  }
+}
+
+fj::task<int> ping_pong(fj::lazy_pool* a, fj::busy_pool* b, int rounds) {
+  int correct = 0;
+  for (int i = 0; i < rounds; ++i) {
+    co_await fj::resume_on(*a);
+    if (fj::runs_on(*a)) ++correct;
+    co_await fj::resume_on(*b);
+    if (fj::runs_on(*b)) ++correct;
+  }
+  co_return correct;
+}
+
+TEST(ResumeOn, PingPongBetweenTwoPools) {
+  fj::lazy_pool a(2);
+  fj::busy_pool b(2);
+  int const rounds = static_cast<int>(fj::test::scaled(2000, 200));
+  EXPECT_EQ(fj::sync_wait(a, ping_pong, &a, &b, rounds), 2 * rounds);
+}
+
+// A forked child moves away while its parent's continuation still sits on the old worker's deque: the old
+// worker must still run that continuation (it steals from its own deque), even in a single-worker pool.
+fj::task<int> child_moves_away(fj::unit_pool* elsewhere) {
+  co_await fj::resume_on(*elsewhere);
+  co_return fj::runs_on(*elsewhere) ? 1 : 0;
+}
+
+fj::task<int> parent_of_mover(fj::unit_pool* elsewhere) {
+  int a = 0;
+  int b = 0;
+  co_await fj::fork(&a, child_moves_away, elsewhere);
+  co_await fj::fork(&b, child_moves_away, elsewhere);
+  co_await fj::join;
+  co_return a + b;
+}
+
+TEST(ResumeOn, ForkedChildMovingAwayLeavesItsParentRunnable) {
+  fj::unit_pool home;
+  fj::unit_pool elsewhere;
+  for (int rep = 0; rep < 50; ++rep) EXPECT_EQ(fj::sync_wait(home, parent_of_mover, &elsewhere), 2);
+}
+
+fj::task<int> resume_on_bad_worker(fj::lazy_pool* pool) {
+  try {
+    co_await fj::resume_on(*pool, pool->size());
+  } catch (const fj::invalid_config_error&) {
+    co_return 1;
+  }
+  co_return 0;
+}
+
+TEST(ResumeOn, AnOutOfRangeWorkerIsAConfigurationError) {
+  fj::lazy_pool pool(2);
+  EXPECT_EQ(fj::sync_wait(pool, resume_on_bad_worker, &pool), 1);
+}
+
+TEST(ResumeOn, WorkerIndexOutsideAWorkerThrows) { EXPECT_THROW((void)fj::worker_index(), fj::not_in_worker_error); }
+
+}  // namespace
