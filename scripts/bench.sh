@@ -38,6 +38,8 @@ elif has_target fj-overhead; then
   cmake --build "$dir" -j "$jobs" --target fj-overhead
   echo "=== fj-overhead (also in $results/overhead.txt)"
   "$dir/bin/fj-overhead" </dev/null | tee "$results/overhead.txt"
+  echo "=== instructions per fork (valgrind --tool=callgrind; also in $results/overhead.txt)"
+  scripts/callgrind-per-fork.sh "$dir/bin/fj-overhead" | tee -a "$results/overhead.txt"
   ran=$((ran + 1))
 else
   echo "bench: no fj-overhead target yet (bench/overhead), skipped"

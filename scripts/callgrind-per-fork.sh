@@ -3,11 +3,11 @@
 # (deterministic, unlike timings on a shared machine). Each variant runs fib at two sizes; the difference of the
 # totals divided by the difference of the fork counts cancels start-up, pool creation and thread start.
 #
-#   scripts/callgrind-per-fork.sh [path/to/fj-overhead]     (default: build/clang-release/bench/overhead/fj-overhead)
+#   scripts/callgrind-per-fork.sh [path/to/fj-overhead]     (default: build/clang-release/bin/fj-overhead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-exe="${1:-build/clang-release/bench/overhead/fj-overhead}"
+exe="${1:-build/clang-release/bin/fj-overhead}"
 if [[ ! -x "$exe" ]]; then
   echo "callgrind-per-fork.sh: $exe not found; build it with: cmake --preset clang-release && cmake --build --preset clang-release --target fj-overhead" >&2
   exit 1

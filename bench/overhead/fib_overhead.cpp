@@ -1,8 +1,9 @@
 // fj-overhead: the cost of a fork. Runs recursive Fibonacci with no cutoff on the serial projection, on
-// fj::unit_pool, on fj::busy_pool with 1 worker and with 2 workers, interleaved round by round so that drift on
-// a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds per fork.
+// fj::unit_pool, and on fj::busy_pool and fj::lazy_pool with 1 and with 2 workers, interleaved round by round so
+// that drift on a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds per
+// fork.
 //
-//   fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|busy2]
+//   fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|lazy1|busy2|lazy2]
 // --only runs one variant once (used by scripts/callgrind-per-fork.sh to count instructions per fork).
 
 #include <forkjoin/forkjoin.hpp>
@@ -13,7 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -82,42 +83,45 @@ int main(int argc, char** argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|busy2]\n");
+      std::fprintf(stderr, "usage: fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|lazy1|busy2|lazy2]\n");
       return arg == "--help" ? 0 : 1;
     }
   }
   long const expect = fib_expected(n);
-  // Pools are made only for the variants that run: idle busy workers spin, which would pollute instruction counts.
-  std::optional<fj::unit_pool> unit;
-  std::optional<fj::busy_pool> busy1;
-  std::optional<fj::busy_pool> busy2;
+  // Each measurement makes its own pool, warms it up (stacks and deques grow to size) and destroys it afterwards:
+  // idle busy workers spin, and a pool left alive would steal CPU from the one being measured.
   struct variant {
     const char* name;
-    std::function<void()> make;
-    std::function<long()> run;
+    std::function<double()> measure;
     std::vector<double> times;
   };
+  auto with_pool = [&](auto make) {
+    return [&, make] {
+      auto pool = make();
+      (void)fj::sync_wait(*pool, fib, n > 5 ? n - 5 : n);
+      return seconds([&] { return fj::sync_wait(*pool, fib, n); }, expect);
+    };
+  };
   std::vector<variant> variants = {
-      {"serial", [] {}, [&] { return fib_serial(n); }, {}},
-      {"unit", [&] { unit.emplace(); }, [&] { return fj::sync_wait(*unit, fib, n); }, {}},
-      {"busy1", [&] { busy1.emplace(1); }, [&] { return fj::sync_wait(*busy1, fib, n); }, {}},
-      {"busy2", [&] { busy2.emplace(2); }, [&] { return fj::sync_wait(*busy2, fib, n); }, {}},
+      {"serial", [&] { return seconds([&] { return fib_serial(n); }, expect); }, {}},
+      {"unit", with_pool([] { return std::make_unique<fj::unit_pool>(); }), {}},
+      {"busy1", with_pool([] { return std::make_unique<fj::busy_pool>(1); }), {}},
+      {"lazy1", with_pool([] { return std::make_unique<fj::lazy_pool>(1); }), {}},
+      {"busy2", with_pool([] { return std::make_unique<fj::busy_pool>(2); }), {}},
+      {"lazy2", with_pool([] { return std::make_unique<fj::lazy_pool>(2); }), {}},
   };
   if (!only.empty()) {
     for (auto& v : variants) {
       if (only == v.name) {
-        v.make();
-        std::printf("%s fib(%d): %.4f s\n", v.name, n, seconds(v.run, expect));
+        std::printf("%s fib(%d): %.4f s\n", v.name, n, v.measure());
         return 0;
       }
     }
     std::fprintf(stderr, "fj-overhead: unknown variant %s\n", only.c_str());
     return 1;
   }
-  for (auto& v : variants) v.make();
-  for (auto& v : variants) (void)seconds(v.run, expect);  // warm up: stacks, deques, page faults
   for (int r = 0; r < reps; ++r) {
-    for (auto& v : variants) v.times.push_back(seconds(v.run, expect));
+    for (auto& v : variants) v.times.push_back(v.measure());
   }
   double const ts = median(variants[0].times);
   double const forks = static_cast<double>(forks_of(n));
@@ -128,7 +132,8 @@ int main(int argc, char** argv) {
     double const mn = *std::min_element(v.times.begin(), v.times.end());
     std::printf("%-8s %10.4f %10.4f %10.2f %12.2f\n", v.name, m, mn, m / ts, m * 1e9 / forks);
   }
-  std::printf("T1/Ts (busy1) = %.2f   T2/Ts (busy2) = %.2f   T1/T2 = %.2f\n", median(variants[2].times) / ts,
-              median(variants[3].times) / ts, median(variants[2].times) / median(variants[3].times));
+  auto med = [&](std::size_t i) { return median(variants[i].times); };
+  std::printf("busy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(2) / ts, med(4) / ts, med(2) / med(4));
+  std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(3) / ts, med(5) / ts, med(3) / med(5));
   return 0;
 }

@@ -7,6 +7,7 @@
 #include <exception>
 #include <utility>
 
+#include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
@@ -49,6 +50,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
       try {
         // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
         tls_worker->owner.push(self);
+        chaos_point();
       } catch (...) {
         child->handle().destroy();
         throw;

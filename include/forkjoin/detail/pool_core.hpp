@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/os_thread.hpp"
 #include "forkjoin/detail/root.hpp"
@@ -144,6 +145,7 @@ class pool_core {
   // LIFETIME: after the push the worker may run the task, which may free `node`.
   void submit_to(std::size_t target, submission* node) noexcept {
     worker_context& w = *workers_[target];
+    chaos_point();
     (void)w.inbox.push(node);
     // Always notify: the event count's notify is a cheap RMW when nobody waits, and skipping it on a stale
     // "not sleeping" reading would lose the wake-up (PITFALLS, sleep.md).
@@ -225,6 +227,7 @@ class pool_core {
 
   void sleep(worker_context& w) {
     if (steal_) thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst);  // seq_cst: see become_active()
+    chaos_point();
     auto const key = w.sleep.prepare_wait();
     // Re-check after announcing ourselves (event count protocol): work or stop that arrived before the
     // announcement is seen here; anything later notifies us.
@@ -293,6 +296,7 @@ class pool_core {
       thief = workers_[pick_victim(self)]->queue.thief();
     }
     worker_counters::bump(self.counters.steal_attempts);
+    chaos_point();
     auto stolen = thief.steal();
     if (!stolen) return false;
     frame* f = stolen.value;

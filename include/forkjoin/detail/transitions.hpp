@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
@@ -74,6 +75,7 @@ inline bool arrive_at_join(frame* self) noexcept {
   segmented_stack* const home = self->home;
   std::uint32_t const ours = k_join_init - self->steals;
   segmented_stack* const current = tls_stack;
+  chaos_point();
   // LIFETIME: after this fetch_sub the last child may resume or finish `self` on another worker; read nothing
   // of it afterwards unless we are last.
   // acq_rel: release publishes the frame's state (its locals, at_final) to the child that arrives last; acquire
@@ -127,6 +129,7 @@ inline void acquire_fence_unless_tsan() noexcept {
 [[gnu::noinline]] inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
   segmented_stack* const home = parent->home;
   segmented_stack* const current = tls_stack;
+  chaos_point();
   // LIFETIME: after this fetch_sub the parent may be resumed (and freed) by another worker.
   // release: publishes this child's writes (its result through the out pointer, a delivered exception, the
   // frames it freed on `home`) to whoever continues the parent. TSan does not model fences, so its build makes
