@@ -3,7 +3,8 @@
 #
 #   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
 #
-# 1. fj-overhead: per-fork overhead on fib (T1/Ts, T2/Ts, ns and instructions per fork)
+# 1. fj-overhead: per-fork overhead on fib (T1/Ts, T2/Ts, ns and instructions per fork); fj-sleep (lazy_pool
+#    idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays)
 # 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
 #                 results go to ./results unless --out is given
 # Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2).
@@ -40,6 +41,11 @@ elif has_target fj-overhead; then
   "$dir/bin/fj-overhead" </dev/null | tee "$results/overhead.txt"
   echo "=== instructions per fork (valgrind --tool=callgrind; also in $results/overhead.txt)"
   scripts/callgrind-per-fork.sh "$dir/bin/fj-overhead" | tee -a "$results/overhead.txt"
+  cmake --build "$dir" -j "$jobs" --target fj-sleep fj-scratch
+  echo "=== fj-sleep: lazy_pool idle CPU and wake-up latency (also in $results/sleep.txt)"
+  "$dir/bin/fj-sleep" </dev/null | tee "$results/sleep.txt"
+  echo "=== fj-scratch: per-task arrays on the segmented stack against the heap (also in $results/scratch.txt)"
+  "$dir/bin/fj-scratch" </dev/null | tee "$results/scratch.txt"
   ran=$((ran + 1))
 else
   echo "bench: no fj-overhead target yet (bench/overhead), skipped"
