@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "support/fib.hpp"
 #include "support/test_config.hpp"
 
 namespace {
@@ -33,15 +34,7 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-fj::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  long b = 0;
-  co_await fj::fork(&a, fib, n - 1);
-  co_await fj::call(&b, fib, n - 2);
-  co_await fj::join;
-  co_return a + b;
-}
+using fj::test::fib;
 
 // Runs fib(n) twice inside one root: the first warms the stack up, the second is counted.
 fj::task<long> allocations_in_second_run(int n) {

@@ -5,19 +5,12 @@
 
 #include <vector>
 
+#include "support/fib.hpp"
 #include "support/test_config.hpp"
 
 namespace {
 
-fj::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  long b = 0;
-  co_await fj::fork(&a, fib, n - 1);
-  co_await fj::call(&b, fib, n - 2);
-  co_await fj::join;
-  co_return a + b;
-}
+using fj::test::fib;
 
 template <class Pool>
 fj::task<int> hop_to_each_worker_and_back(Pool* pool) {

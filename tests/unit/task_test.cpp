@@ -9,21 +9,14 @@
 #include <thread>
 #include <vector>
 
+#include "support/fib.hpp"
 #include "support/test_config.hpp"
 
 namespace {
 
-fj::task<long> fib(int n) {
-  if (n < 2) co_return n;
-  long a = 0;
-  long b = 0;
-  co_await fj::fork(&a, fib, n - 1);
-  co_await fj::call(&b, fib, n - 2);
-  co_await fj::join;
-  co_return a + b;
-}
+using fj::test::fib;
 
-long fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+long fib_serial(int n) { return fj::test::fib_value(n); }
 
 fj::task<void> set_flag(bool* flag) {
   *flag = true;
