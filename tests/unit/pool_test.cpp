@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -120,6 +121,18 @@ TEST(Pool, DestroyingAPoolWithWorkInFlightWaitsForTheWork) {
   caller.join();
   releaser.join();
   EXPECT_EQ(result.load(), 5);
+}
+
+TEST(Pool, PinnedPoolsRunAndSayHowTheyArePlaced) {
+  fj::busy_pool pinned(fj::pool_options{.workers = 1, .pinning = fj::pin_policy::cores});
+  EXPECT_EQ(fj::sync_wait(pinned, fib, 20), fib_of_20);
+  EXPECT_NE(pinned.description().find("pinned one per core"), std::string::npos) << pinned.description();
+  fj::lazy_pool unpinned(2);
+  EXPECT_NE(unpinned.description().find("not pinned"), std::string::npos) << unpinned.description();
+  // More workers than cores: nobody is pinned, whatever was asked.
+  fj::busy_pool crowded(fj::pool_options{.workers = 64, .pinning = fj::pin_policy::cores});
+  EXPECT_EQ(fj::sync_wait(crowded, fib, 20), fib_of_20);
+  EXPECT_NE(crowded.description().find("oversubscribed"), std::string::npos) << crowded.description();
 }
 
 TEST(Pool, StatsCountRootsRun) {

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -12,11 +13,24 @@
 namespace fjb {
 namespace {
 
-[[noreturn]] void throw_errno(const char* what) { throw std::system_error(errno, std::generic_category(), what); }
+[[noreturn]] void throw_errno(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
 
-// Only async-signal-safe calls between fork and exec: the parent might have had threads.
+// Deep recursions (UTS T3L is 17844 levels deep) overflow the usual 8 MiB main-thread stack in the
+// runtimes that recurse on it, so children get a larger one; the limit must be set before exec.
+constexpr rlim_t child_stack_bytes = rlim_t{1} << 30;
+
+// Only plain system calls between fork and exec: the parent might have had threads.
 [[noreturn]] void become_child(int output_fd, int unused_fd, std::vector<char*>& argv) {
   ::close(unused_fd);
+  rlimit stack{};
+  if (::getrlimit(RLIMIT_STACK, &stack) == 0 && stack.rlim_cur != RLIM_INFINITY &&
+      stack.rlim_cur < child_stack_bytes) {
+    stack.rlim_cur =
+        stack.rlim_max == RLIM_INFINITY ? child_stack_bytes : std::min(child_stack_bytes, stack.rlim_max);
+    ::setrlimit(RLIMIT_STACK, &stack);
+  }
   if (::dup2(output_fd, STDOUT_FILENO) < 0) {
     ::_exit(127);
   }
@@ -48,6 +62,7 @@ child_outcome run_self(const std::vector<std::string>& arguments) {
   storage.emplace_back("fj-bench");
   storage.insert(storage.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
+  argv.reserve(storage.size() + 1);
   for (auto& argument : storage) {
     argv.push_back(argument.data());
   }

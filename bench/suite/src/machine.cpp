@@ -17,7 +17,8 @@ unsigned count_numa_nodes() {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(nodes, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.starts_with("node") && name.size() > 4 && std::isdigit(static_cast<unsigned char>(name[4])) != 0) {
+    if (name.starts_with("node") && name.size() > 4 &&
+        std::isdigit(static_cast<unsigned char>(name[4])) != 0) {
       ++count;
     }
   }
@@ -63,8 +64,13 @@ std::string compiler() {
 }  // namespace
 
 machine_info describe_machine() {
-  return {std::thread::hardware_concurrency(), count_numa_nodes(), cpu_model(), kernel(), compiler(),
-          FJB_BUILD_DESCRIPTION, first_line_of("/proc/loadavg")};
+  return {std::thread::hardware_concurrency(),
+          count_numa_nodes(),
+          cpu_model(),
+          kernel(),
+          compiler(),
+          FJB_BUILD_DESCRIPTION,
+          first_line_of("/proc/loadavg")};
 }
 
 }  // namespace fjb

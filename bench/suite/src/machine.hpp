@@ -11,7 +11,7 @@ struct machine_info {
   std::string cpu_model;
   std::string kernel;
   std::string compiler;
-  std::string build;       // build type and flags fj-bench was compiled with
+  std::string build;         // build type and flags fj-bench was compiled with
   std::string load_average;  // at start: the machine is shared, so say how busy it was
 };
 

@@ -40,14 +40,15 @@ std::string now_utc() {
 void list_registry(fjb::scale size) {
   std::printf("workloads (parameters at scale %s):\n", std::string(fjb::name_of(size)).c_str());
   for (const fjb::workload* bench : fjb::registered_workloads()) {
-    std::printf("  %-10s %-32s %s%s\n", std::string(bench->info.name).c_str(),
+    std::printf("  %-10s %-48s %s%s\n", std::string(bench->info.name).c_str(),
                 bench->info.parameters(size).c_str(), std::string(bench->info.description).c_str(),
                 bench->info.runs_at(size) ? "" : " (not run by default at this scale)");
   }
   std::printf("implementations:\n");
   for (const auto& implementation : fjb::known_implementations()) {
-    std::printf("  %-10s %s\n", std::string(implementation.name).c_str(),
-                std::string(implementation.description).c_str());
+    std::printf("  %-10s %s%s\n", std::string(implementation.name).c_str(),
+                std::string(implementation.description).c_str(),
+                fjb::implementation_built(implementation.name) ? "" : " (not built in)");
   }
 }
 
@@ -63,8 +64,12 @@ void write_results(const fjb::report& data, const std::filesystem::path& directo
 
 int run_suite(const fjb::options& chosen, std::span<char* const> arguments) {
   const fjb::machine_info machine = fjb::describe_machine();
-  fjb::report data{command_line_of(arguments), now_utc(), machine,
-                   fjb::make_plan(chosen, std::max(1U, machine.cores)), {}, {}};
+  fjb::report data{command_line_of(arguments),
+                   now_utc(),
+                   machine,
+                   fjb::make_plan(chosen, std::max(1U, machine.cores)),
+                   {},
+                   {}};
   fjb::print_header(stdout, data);
   std::printf("running %zu measurements, each in its own process\n\n", fjb::measurement_count(data.chosen));
   std::fflush(stdout);

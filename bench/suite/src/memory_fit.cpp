@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace fjb {
 namespace {
 
 constexpr std::size_t minimum_points = 4;
+// Near n = 0, P^n is almost constant and trades off against a: exponents below this are not tried.
+constexpr double smallest_exponent = 0.1;
 constexpr double largest_exponent = 3.0;
-constexpr int exponent_steps = 3000;
+constexpr int exponent_steps = 2900;
 
 struct linear_fit {
   double intercept;
@@ -41,23 +44,29 @@ linear_fit fit_for_exponent(const std::vector<memory_point>& points, double n) {
 }  // namespace
 
 std::optional<memory_fit> fit_memory_scaling(const std::vector<memory_point>& points) {
-  const auto one_worker =
-      std::find_if(points.begin(), points.end(), [](const memory_point& point) { return point.workers == 1; });
+  const auto one_worker = std::find_if(points.begin(), points.end(),
+                                       [](const memory_point& point) { return point.workers == 1; });
   if (points.size() < minimum_points || one_worker == points.end() || one_worker->mib <= 0) {
     return std::nullopt;
   }
-  double best_n = 0;
-  linear_fit best = fit_for_exponent(points, 0);
-  for (int step = 1; step <= exponent_steps; ++step) {
-    const double n = largest_exponent * step / exponent_steps;
+  std::optional<linear_fit> best;
+  double best_n = std::numeric_limits<double>::quiet_NaN();
+  for (int step = 0; step <= exponent_steps; ++step) {
+    const double n = smallest_exponent + (largest_exponent - smallest_exponent) * step / exponent_steps;
     const linear_fit candidate = fit_for_exponent(points, n);
-    if (candidate.squared_error < best.squared_error) {
+    // Memory neither starts below zero nor shrinks with more workers.
+    const bool physical = candidate.intercept >= 0 && candidate.slope >= 0;
+    if (physical && (!best || candidate.squared_error < best->squared_error)) {
       best = candidate;
       best_n = n;
     }
   }
-  const double rms = std::sqrt(best.squared_error / static_cast<double>(points.size()));
-  return memory_fit{{}, best.intercept, best.slope / one_worker->mib, best_n, rms};
+  if (!best) {
+    // No growth to fit: report the mean as a, with no exponent.
+    best = fit_for_exponent(points, 0);
+  }
+  const double rms = std::sqrt(best->squared_error / static_cast<double>(points.size()));
+  return memory_fit{{}, best->intercept, best->slope / one_worker->mib, best_n, rms};
 }
 
 }  // namespace fjb

@@ -57,7 +57,7 @@ std::vector<unsigned> parse_worker_list(std::string_view text) {
 options parse_options(std::span<char* const> arguments) {
   options result;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string_view argument = arguments[i];
+    std::string_view argument = arguments[i];
     if (argument == "--help" || argument == "-h") {
       result.help = true;
       continue;
@@ -66,10 +66,17 @@ options parse_options(std::span<char* const> arguments) {
       result.list = true;
       continue;
     }
-    if (i + 1 == arguments.size()) {
+    // Both "--option value" and "--option=value".
+    std::string_view value;
+    if (const auto equals = argument.find('=');
+        argument.starts_with("--") && equals != std::string_view::npos) {
+      value = argument.substr(equals + 1);
+      argument = argument.substr(0, equals);
+    } else if (i + 1 < arguments.size()) {
+      value = arguments[++i];
+    } else {
       throw usage_error("unknown option or missing value: " + std::string(argument));
     }
-    const std::string_view value = arguments[++i];
     if (argument == "--workloads") {
       result.workloads = split_list(value);
     } else if (argument == "--impls") {

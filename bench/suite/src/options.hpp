@@ -30,7 +30,8 @@ class usage_error : public std::runtime_error {
 [[nodiscard]] options parse_options(std::span<char* const> arguments);
 [[nodiscard]] std::string help_text();
 
-// The worker counts measured when --workers is not given: every count up to the cores, then one oversubscribed.
+// The worker counts measured when --workers is not given: every count up to the cores, then one
+// oversubscribed.
 [[nodiscard]] std::vector<unsigned> default_worker_counts(unsigned cores);
 
 }  // namespace fjb

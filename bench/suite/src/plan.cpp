@@ -22,6 +22,9 @@ void reject_unknown_implementations(const std::vector<std::string>& names) {
     if (find_implementation(name) == nullptr) {
       throw usage_error("unknown implementation '" + name + "' (see --list)");
     }
+    if (!implementation_built(name)) {
+      throw usage_error("implementation '" + name + "' is not built into this fj-bench (see --list)");
+    }
   }
 }
 
@@ -30,7 +33,10 @@ void reject_unknown_implementations(const std::vector<std::string>& names) {
 plan make_plan(const options& chosen, unsigned cores) {
   reject_unknown_workloads(chosen.workloads);
   reject_unknown_implementations(chosen.implementations);
-  plan result{{}, {}, chosen.workers.empty() ? default_worker_counts(cores) : chosen.workers, chosen.size,
+  plan result{{},
+              {},
+              chosen.workers.empty() ? default_worker_counts(cores) : chosen.workers,
+              chosen.size,
               chosen.repetitions};
   for (const workload* bench : registered_workloads()) {
     const bool named = !chosen.workloads.empty() && wanted(chosen.workloads, bench->info.name);
@@ -39,7 +45,9 @@ plan make_plan(const options& chosen, unsigned cores) {
     }
   }
   for (const auto& implementation : known_implementations()) {
-    if (implementation.name == "serial" || wanted(chosen.implementations, implementation.name)) {
+    const bool selected =
+        implementation.name == "serial" || wanted(chosen.implementations, implementation.name);
+    if (selected && implementation_built(implementation.name)) {
       result.implementations.push_back(&implementation);
     }
   }

@@ -11,9 +11,10 @@ namespace {
 constexpr std::array implementations{
     implementation_info{"serial", "serial projection: the same algorithm with forks made plain calls", true},
     implementation_info{"fj-busy", "forkjoin, fj::busy_pool (spinning thieves)", false},
+    implementation_info{"fj-lazy", "forkjoin, fj::lazy_pool (idle workers sleep; the default pool)", false},
     implementation_info{"fj-unit", "forkjoin, fj::unit_pool (one worker, serial order)", true},
-    implementation_info{"tbb", "oneTBB task_group / parallel_invoke in a task_arena", false},
-    implementation_info{"omp", "OpenMP tasks (#pragma omp task / taskwait)", false},
+    implementation_info{"tbb", "oneTBB: parallel_invoke, task_group or parallel_for in a task_arena", false},
+    implementation_info{"omp", "OpenMP tasks: omp task / taskwait, or taskloop", false},
 };
 
 // Built during static initialisation from several translation units, hence a function-local static.
@@ -38,6 +39,11 @@ const implementation_info* find_implementation(std::string_view name) noexcept {
   return found == implementations.end() ? nullptr : found;
 }
 
+bool implementation_built(std::string_view name) {
+  return std::any_of(registry().begin(), registry().end(),
+                     [name](const auto& entry) { return entry.second.runs.contains(name); });
+}
+
 std::vector<const workload*> registered_workloads() {
   std::vector<const workload*> result;
   for (const auto& [name, entry] : registry()) {
@@ -56,12 +62,13 @@ const workload* find_workload(std::string_view name) {
   return found == registry().end() ? nullptr : &found->second;
 }
 
-workload_registrar::workload_registrar(const workload_info& info) {
+workload_registrar::workload_registrar(const workload_info& info) noexcept {
   registry()[std::string(info.name)].info = info;
 }
 
 implementation_registrar::implementation_registrar(std::string_view workload_name,
-                                                   std::string_view implementation_name, run_function run) {
+                                                   std::string_view implementation_name,
+                                                   run_function run) noexcept {
   if (find_implementation(implementation_name) == nullptr) {
     registry_corrupt("unknown implementation", implementation_name);
   }

@@ -25,11 +25,11 @@ using run_function = run_result (*)(const run_request&);
 
 struct workload_info {
   std::string_view name;
-  std::string_view origin;       // which seed document the workload comes from
+  std::string_view origin;  // which seed document the workload comes from
   std::string_view description;
-  int order;                     // position in listings and reports
+  int order;  // position in listings and reports
   std::string (*parameters)(scale);
-  bool (*runs_at)(scale);        // some trees are only practical at paper scale
+  bool (*runs_at)(scale);  // some trees are only practical at paper scale
 };
 
 // An implementation family: how the computation is parallelised. New pools or stealing policies are new rows.
@@ -50,17 +50,21 @@ struct workload {
 // Every implementation the suite knows, in the order reports list them.
 [[nodiscard]] std::span<const implementation_info> known_implementations() noexcept;
 [[nodiscard]] const implementation_info* find_implementation(std::string_view name) noexcept;
+// Whether any workload has this implementation compiled in (forkjoin, TBB and OpenMP are optional).
+[[nodiscard]] bool implementation_built(std::string_view name);
 
 // The registered workloads in report order; each has at least one implementation.
 [[nodiscard]] std::vector<const workload*> registered_workloads();
 [[nodiscard]] const workload* find_workload(std::string_view name);
 
-// Static objects of these types, one per source file, fill the registry before main runs.
+// Static objects of these types, one per source file, fill the registry before main runs. Running out of
+// memory that early is fatal anyway, hence noexcept.
 struct workload_registrar {
-  explicit workload_registrar(const workload_info& info);
+  explicit workload_registrar(const workload_info& info) noexcept;
 };
 struct implementation_registrar {
-  implementation_registrar(std::string_view workload_name, std::string_view implementation_name, run_function run);
+  implementation_registrar(std::string_view workload_name, std::string_view implementation_name,
+                           run_function run) noexcept;
 };
 
 }  // namespace fjb

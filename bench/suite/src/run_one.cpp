@@ -33,7 +33,8 @@ one_request parse_request(std::span<char* const> arguments) {
   }
   const std::string_view workers_text = arguments[2];
   unsigned workers = 0;
-  const auto parsed = std::from_chars(workers_text.data(), workers_text.data() + workers_text.size(), workers);
+  const auto parsed =
+      std::from_chars(workers_text.data(), workers_text.data() + workers_text.size(), workers);
   const auto size = parse_scale(arguments[3]);
   if (parsed.ec != std::errc{} || workers == 0 || !size) {
     throw std::invalid_argument("--run-one: bad worker count or scale");

@@ -26,16 +26,19 @@ std::string failure_of(const child_outcome& outcome) {
 }
 
 measurement measure(const cell& measured, scale size, unsigned repetition) {
-  const child_outcome outcome =
-      run_self({std::string(run_one_flag), std::string(measured.bench->info.name),
-                std::string(measured.implementation->name), std::to_string(measured.workers),
-                std::string(name_of(size))});
+  const child_outcome outcome = run_self({std::string(run_one_flag), std::string(measured.bench->info.name),
+                                          std::string(measured.implementation->name),
+                                          std::to_string(measured.workers), std::string(name_of(size))});
   const auto seconds = parse_result_line(outcome.output);
   if (outcome.killed_by_signal || outcome.exit_status != exit_measured || !seconds) {
     throw benchmark_failed(describe(measured) + ": " + failure_of(outcome));
   }
-  return {std::string(measured.bench->info.name), std::string(measured.implementation->name), measured.workers,
-          repetition, *seconds, outcome.max_rss_kib};
+  return {std::string(measured.bench->info.name),
+          std::string(measured.implementation->name),
+          measured.workers,
+          repetition,
+          *seconds,
+          outcome.max_rss_kib};
 }
 
 }  // namespace

@@ -35,8 +35,13 @@ cell_summary summarise_cell(const std::vector<const measurement*>& matching, con
     rss_mib.push_back(static_cast<double>(run->max_rss_kib) / 1024.0);
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  return {std::string(wanted.implementation->name), wanted.workers, spread_of(seconds), spread_of(rss_mib).median,
-          nan, nan, nan};
+  return {std::string(wanted.implementation->name),
+          wanted.workers,
+          spread_of(seconds),
+          spread_of(rss_mib).median,
+          nan,
+          nan,
+          nan};
 }
 
 void derive_ratios(workload_summary& summary) {
@@ -70,14 +75,18 @@ spread spread_of(std::vector<double> values) {
     return {nan, nan, nan, nan, nan};
   }
   std::sort(values.begin(), values.end());
-  return {quantile(values, 0.5), values.front(), values.back(), quantile(values, 0.25), quantile(values, 0.75)};
+  return {quantile(values, 0.5), values.front(), values.back(), quantile(values, 0.25),
+          quantile(values, 0.75)};
 }
 
 std::vector<workload_summary> summarise(const plan& chosen, const std::vector<measurement>& runs) {
   std::vector<workload_summary> summaries;
   for (const workload* bench : chosen.workloads) {
-    workload_summary summary{std::string(bench->info.name), bench->info.parameters(chosen.size),
-                             std::numeric_limits<double>::quiet_NaN(), {}, {}};
+    workload_summary summary{std::string(bench->info.name),
+                             bench->info.parameters(chosen.size),
+                             std::numeric_limits<double>::quiet_NaN(),
+                             {},
+                             {}};
     for (const cell& wanted : cells_of(*bench, chosen)) {
       const auto matching = runs_of(runs, wanted);
       if (!matching.empty()) {
@@ -97,7 +106,8 @@ std::vector<workload_summary> summarise(const plan& chosen, const std::vector<me
   return summaries;
 }
 
-const cell_summary* find_cell(const workload_summary& summary, std::string_view implementation, unsigned workers) {
+const cell_summary* find_cell(const workload_summary& summary, std::string_view implementation,
+                              unsigned workers) {
   const auto found = std::find_if(summary.cells.begin(), summary.cells.end(), [&](const cell_summary& cell) {
     return cell.implementation == implementation && cell.workers == workers;
   });

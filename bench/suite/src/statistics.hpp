@@ -40,7 +40,8 @@ struct workload_summary {
   std::vector<memory_fit> memory_fits;  // Eq. 17, per implementation with enough worker counts
 };
 
-[[nodiscard]] std::vector<workload_summary> summarise(const plan& chosen, const std::vector<measurement>& runs);
+[[nodiscard]] std::vector<workload_summary> summarise(const plan& chosen,
+                                                      const std::vector<measurement>& runs);
 
 [[nodiscard]] const cell_summary* find_cell(const workload_summary& summary, std::string_view implementation,
                                             unsigned workers);

@@ -35,7 +35,7 @@ class os_thread {
     int const rc = pthread_create(&handle_, &attr, &trampoline, owned.get());
     pthread_attr_destroy(&attr);
     if (rc != 0) throw std::system_error(rc, std::generic_category(), "fj: cannot start a worker thread");
-    owned.release();
+    (void)owned.release();  // the new thread owns the body now (trampoline)
     started_ = true;
   }
 

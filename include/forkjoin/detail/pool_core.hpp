@@ -61,15 +61,17 @@ class pool_core {
     std::size_t const n = cfg.options.workers;
     // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
     enable_asymmetric_fences();
-    // Placement: with no more workers than cores, worker i goes to core i and victims follow the paper's Eq. 6;
-    // otherwise (oversubscribed) nobody is pinned and victims are uniform.
+    // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the paper's
+    // Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake thief each in
+    // the lazy pool) come from the topology whenever the workers fit.
     bool const fits = n <= topology_.size();
-    pinned_ = fits && cfg.options.pinning != pin_policy::none;
+    pinned_ = fits && cfg.options.pinning == pin_policy::cores;
     placement_ = fits ? topology_.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
     groups_ = std::max<std::size_t>(1, placement_.numa_nodes());
     thieves_ = std::make_unique<std::atomic<std::int64_t>[]>(groups_);
     description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
-                   (pinned_ ? ", pinned one per core" : ", not pinned") + "; topology: " + topology_.description() +
+                   (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
+                   "; topology: " + topology_.description() +
                    (fits ? "" : " (oversubscribed: uniform random victims)");
 
     workers_.reserve(n);
@@ -285,7 +287,7 @@ class pool_core {
     return victim >= self.index ? victim + 1 : victim;
   }
 
-  [[nodiscard]] bool pinned_victims() const noexcept { return !placement_.is_uniform(); }
+  [[nodiscard]] bool pinned_victims() const noexcept { return pinned_ && !placement_.is_uniform(); }
 
   // Steals one continuation and runs it. The worker's own deque counts as a victim too: a task that moved itself
   // away with resume_on can leave its parent's continuation there.

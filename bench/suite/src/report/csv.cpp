@@ -14,8 +14,8 @@ void write_csv(const std::filesystem::path& file, const report& data) {
   out.precision(9);
   for (const auto& run : data.runs) {
     out << run.workload << ',' << run.implementation << ',' << run.workers << ',' << name_of(data.chosen.size)
-        << ',' << run.repetition << ',' << std::fixed << run.seconds << std::defaultfloat << ',' << run.max_rss_kib
-        << '\n';
+        << ',' << run.repetition << ',' << std::fixed << run.seconds << std::defaultfloat << ','
+        << run.max_rss_kib << '\n';
   }
 }
 

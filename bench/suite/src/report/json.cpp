@@ -65,30 +65,33 @@ void write_runs(std::ofstream& out, const report& data) {
   out << "  \"runs\": [\n";
   for (std::size_t i = 0; i < data.runs.size(); ++i) {
     const auto& run = data.runs[i];
-    out << "    {\"workload\": " << quoted(run.workload) << ", \"implementation\": " << quoted(run.implementation)
-        << ", \"workers\": " << run.workers << ", \"repetition\": " << run.repetition
-        << ", \"seconds\": " << number(run.seconds) << ", \"max_rss_kib\": " << run.max_rss_kib << "}"
-        << (i + 1 == data.runs.size() ? "\n" : ",\n");
+    out << "    {\"workload\": " << quoted(run.workload)
+        << ", \"implementation\": " << quoted(run.implementation) << ", \"workers\": " << run.workers
+        << ", \"repetition\": " << run.repetition << ", \"seconds\": " << number(run.seconds)
+        << ", \"max_rss_kib\": " << run.max_rss_kib << "}" << (i + 1 == data.runs.size() ? "\n" : ",\n");
   }
   out << "  ],\n";
 }
 
 void write_summary(std::ofstream& out, const workload_summary& summary, bool last) {
-  out << "    {\"workload\": " << quoted(summary.workload) << ", \"parameters\": " << quoted(summary.parameters)
+  out << "    {\"workload\": " << quoted(summary.workload)
+      << ", \"parameters\": " << quoted(summary.parameters)
       << ", \"serial_seconds\": " << number(summary.serial_seconds) << ",\n     \"cells\": [\n";
   for (std::size_t i = 0; i < summary.cells.size(); ++i) {
     const auto& cell = summary.cells[i];
     out << "       {\"implementation\": " << quoted(cell.implementation) << ", \"workers\": " << cell.workers
-        << ", \"seconds\": " << spread_object(cell.seconds) << ", \"max_rss_mib\": " << number(cell.max_rss_mib)
+        << ", \"seconds\": " << spread_object(cell.seconds)
+        << ", \"max_rss_mib\": " << number(cell.max_rss_mib)
         << ", \"relative_to_serial\": " << number(cell.relative) << ", \"speedup\": " << number(cell.speedup)
-        << ", \"efficiency\": " << number(cell.efficiency) << "}" << (i + 1 == summary.cells.size() ? "\n" : ",\n");
+        << ", \"efficiency\": " << number(cell.efficiency) << "}"
+        << (i + 1 == summary.cells.size() ? "\n" : ",\n");
   }
   out << "     ],\n     \"memory_fits\": [";
   for (std::size_t i = 0; i < summary.memory_fits.size(); ++i) {
     const auto& fit = summary.memory_fits[i];
     out << (i == 0 ? "" : ", ") << "{\"implementation\": " << quoted(fit.implementation)
-        << ", \"a_mib\": " << number(fit.a_mib) << ", \"b\": " << number(fit.b) << ", \"n\": " << number(fit.n)
-        << ", \"rms_residual_mib\": " << number(fit.rms_residual_mib) << "}";
+        << ", \"a_mib\": " << number(fit.a_mib) << ", \"b\": " << number(fit.b)
+        << ", \"n\": " << number(fit.n) << ", \"rms_residual_mib\": " << number(fit.rms_residual_mib) << "}";
   }
   out << "]}" << (last ? "\n" : ",\n");
 }

@@ -2,40 +2,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "../reference_figures.hpp"
+#include "bar.hpp"
 #include "format.hpp"
 #include "report.hpp"
 
 namespace fjb {
 namespace {
-
-const workload_summary* find_summary(const report& data, std::string_view workload) {
-  for (const auto& summary : data.summaries) {
-    if (summary.workload == workload) {
-      return &summary;
-    }
-  }
-  return nullptr;
-}
-
-std::string ratio_at(const workload_summary& summary, std::string_view implementation, unsigned workers) {
-  const cell_summary* cell = find_cell(summary, implementation, workers);
-  return cell == nullptr ? "-" : format_number(cell->relative, "%.2f");
-}
-
-std::string reference(const std::optional<double>& value) {
-  return value ? format_number(*value, "%.2f") : "-";
-}
-
-// Whether forkjoin's busy pool beat libfork's figure at both P = 1 and P = 2.
-std::string verdict(const workload_summary& summary, const reference_row& row) {
-  const cell_summary* p1 = find_cell(summary, "fj-busy", 1);
-  const cell_summary* p2 = find_cell(summary, "fj-busy", 2);
-  if (p1 == nullptr || p2 == nullptr || !row.libfork_p1 || !row.libfork_p2) {
-    return "-";
-  }
-  return p1->relative <= *row.libfork_p1 && p2->relative <= *row.libfork_p2 ? "yes" : "no";
-}
 
 void write_machine(std::ofstream& out, const report& data) {
   const auto& machine = data.machine;
@@ -52,33 +24,34 @@ void write_machine(std::ofstream& out, const report& data) {
 
 void write_bar(std::ofstream& out, const report& data) {
   out << "## Against the bar\n\n"
-         "Time relative to the serial projection, T/Ts (lower is better). The libfork 3.8 and oneTBB reference "
-         "figures were measured on the project's 2-core machine (issue 4); the other columns are this run. "
+         "Time relative to the serial projection, T/Ts (lower is better). The libfork 3.8 and oneTBB "
+         "reference "
+         "figures were measured on the project's 2-core machine (issue 4); the other columns are this run, "
+         "at "
+         "scale "
+      << name_of(data.chosen.size)
+      << " (the workloads' sizes are in their sections below; ratios compare across sizes only roughly). "
          "forkjoin's goal is to be below libfork in every cell, and at half of libfork's figure for fib and "
          "integrate.\n\n";
-  out << "| workload | fj-busy P=1 | libfork P=1 | fj-busy P=2 | libfork P=2 | beats libfork | tbb P=1 | "
-         "oneTBB ref P=1 | tbb P=2 | oneTBB ref P=2 | omp P=1 | omp P=2 |\n";
-  out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const auto& row : libfork_reference()) {
-    const workload_summary* summary = find_summary(data, row.workload);
-    if (summary == nullptr) {
-      continue;
-    }
-    out << "| " << row.workload << " | " << ratio_at(*summary, "fj-busy", 1) << " | " << reference(row.libfork_p1)
-        << " | " << ratio_at(*summary, "fj-busy", 2) << " | " << reference(row.libfork_p2) << " | "
-        << verdict(*summary, row) << " | " << ratio_at(*summary, "tbb", 1) << " | " << reference(row.tbb_p1)
-        << " | " << ratio_at(*summary, "tbb", 2) << " | " << reference(row.tbb_p2) << " | "
-        << ratio_at(*summary, "omp", 1) << " | " << ratio_at(*summary, "omp", 2) << " |\n";
+  const text_table table = bar_table(data);
+  out << "|";
+  for (const auto& heading : table.header) {
+    out << " " << heading << " |";
   }
-  if (const workload_summary* memory = find_summary(data, reference_memory_workload)) {
-    out << "\nPeak memory of " << reference_memory_workload << " at 2 workers (MiB): ";
-    for (const auto* implementation : data.chosen.implementations) {
-      if (const cell_summary* cell = find_cell(*memory, implementation->name, 2)) {
-        out << implementation->name << " " << format_number(cell->max_rss_mib, "%.1f") << ", ";
-      }
+  out << "\n|";
+  for (std::size_t i = 0; i < table.header.size(); ++i) {
+    out << "---|";
+  }
+  out << "\n";
+  for (const auto& row : table.rows) {
+    out << "|";
+    for (const auto& cell : row) {
+      out << " " << cell << " |";
     }
-    out << "against libfork " << reference_memory_libfork_mib << " and oneTBB " << reference_memory_tbb_mib
-        << " on the reference machine (at paper scale).\n";
+    out << "\n";
+  }
+  if (const std::string memory = bar_memory_line(data); !memory.empty()) {
+    out << "\n" << memory << "\n";
   }
   out << "\n";
 }
@@ -94,16 +67,18 @@ void write_workload(std::ofstream& out, const workload_summary& summary,
         << " | " << milliseconds(cell.seconds.min) << " | " << milliseconds(cell.seconds.max) << " | "
         << milliseconds(cell.seconds.upper_quartile - cell.seconds.lower_quartile) << " | "
         << format_number(cell.relative, "%.2f") << " | " << format_number(cell.speedup, "%.2f") << " | "
-        << format_number(cell.efficiency, "%.2f") << " | " << format_number(cell.max_rss_mib, "%.1f") << " |\n";
+        << format_number(cell.efficiency, "%.2f") << " | " << format_number(cell.max_rss_mib, "%.1f")
+        << " |\n";
   }
   for (const auto& fit : summary.memory_fits) {
     out << "\nEq. 17 fit, " << fit.implementation << ": MRSS = " << format_number(fit.a_mib, "%.1f") << " + "
-        << format_number(fit.b, "%.3f") << " M1 P^" << format_number(fit.n, "%.2f") << " MiB (rms residual "
+        << format_number(fit.b, "%.3g") << " M1 P^" << format_number(fit.n, "%.2f") << " MiB (rms residual "
         << format_number(fit.rms_residual_mib, "%.2f") << " MiB)\n";
   }
   for (const auto& plot : plots) {
     if (plot.stem() == summary.workload) {
-      out << "\n![" << summary.workload << ": speedup, efficiency and memory](" << plot.generic_string() << ")\n";
+      out << "\n![" << summary.workload << ": speedup, efficiency and memory](" << plot.generic_string()
+          << ")\n";
     }
   }
   out << "\n";
@@ -122,8 +97,10 @@ void write_markdown(const std::filesystem::path& file, const report& data,
   write_bar(out, data);
   out << "## Every workload\n\n"
          "Speedup = Ts/Tp and efficiency = speedup/P (libfork paper Eq. 15-16); at P = 1 the efficiency is "
-         "Ts/T1, the inverse of the overhead. MRSS is the maximum resident set of a process that ran only that "
-         "benchmark (median over repetitions). Eq. 17 fits MRSS = a + b M1 P^n where at least four worker counts "
+         "Ts/T1, the inverse of the overhead. MRSS is the maximum resident set of a process that ran only "
+         "that "
+         "benchmark (median over repetitions). Eq. 17 fits MRSS = a + b M1 P^n where at least four worker "
+         "counts "
          "were measured.\n\n";
   if (data.summaries.empty()) {
     out << "No measurements.\n";

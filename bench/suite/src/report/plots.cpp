@@ -13,8 +13,8 @@ namespace {
 // One fixed colour per implementation, so that every plot reads the same way.
 std::string colour_of(const std::string& implementation) {
   static const std::map<std::string, std::string, std::less<>> colours{
-      {"serial", "#000000"}, {"fj-busy", "#d62728"}, {"fj-unit", "#ff7f0e"}, {"fj-lazy", "#9467bd"},
-      {"tbb", "#1f77b4"},    {"omp", "#2ca02c"},
+      {"serial", "#000000"},  {"fj-busy", "#d62728"}, {"fj-unit", "#ff7f0e"},
+      {"fj-lazy", "#9467bd"}, {"tbb", "#1f77b4"},     {"omp", "#2ca02c"},
   };
   const auto found = colours.find(implementation);
   return found == colours.end() ? "#7f7f7f" : found->second;
@@ -29,7 +29,8 @@ void write_data_blocks(std::ofstream& script, const workload_summary& summary,
     script << "$d" << i << " << EOD\n";
     for (const auto& cell : summary.cells) {
       if (cell.implementation == implementations[i]) {
-        script << cell.workers << ' ' << cell.speedup << ' ' << cell.efficiency << ' ' << cell.max_rss_mib << '\n';
+        script << cell.workers << ' ' << cell.speedup << ' ' << cell.efficiency << ' ' << cell.max_rss_mib
+               << '\n';
       }
     }
     script << "EOD\n";
@@ -47,24 +48,34 @@ void write_panel(std::ofstream& script, const std::vector<std::string>& implemen
   script << "\n";
 }
 
-std::filesystem::path plot_workload(const std::filesystem::path& directory, const workload_summary& summary) {
+std::filesystem::path plot_workload(const std::filesystem::path& directory, const report& data,
+                                    const workload_summary& summary) {
   std::vector<std::string> implementations;
   for (const auto& cell : summary.cells) {
-    if (std::find(implementations.begin(), implementations.end(), cell.implementation) == implementations.end()) {
+    if (std::find(implementations.begin(), implementations.end(), cell.implementation) ==
+        implementations.end()) {
       implementations.push_back(cell.implementation);
     }
   }
-  const std::filesystem::path image = std::filesystem::path("plots") / (summary.workload + ".png");
+  std::filesystem::path image = std::filesystem::path("plots") / (summary.workload + ".png");
   const std::filesystem::path script_file = directory / "plots" / (summary.workload + ".gp");
   {
     std::ofstream script(script_file);
     write_data_blocks(script, summary, implementations);
-    script << "set terminal pngcairo size 1500,480 font 'sans,10'\n";
+    script << "set terminal pngcairo size 1500,520 font 'sans,10'\n";
     script << "set output '" << (directory / image).string() << "'\n";
-    script << "set key top left\nset grid\nset xrange [0.5:*]\nset yrange [0:*]\n";
+    script << "set key outside below horizontal\nset bmargin 7\nset grid\nset xrange [0.5:*]\nset yrange "
+              "[0:*]\n";
+    script << "set xtics (";
+    for (std::size_t i = 0; i < data.chosen.workers.size(); ++i) {
+      script << (i == 0 ? "" : ", ") << data.chosen.workers[i];
+    }
+    script << ")\n";
     script << "set multiplot layout 1,3 title '" << summary.workload << " (" << summary.parameters << ")'\n";
-    write_panel(script, implementations, 2, "Speedup Ts/Tp (Eq. 15)", "speedup", "x with lines dt 2 lc rgb '#999999' title 'ideal'");
-    write_panel(script, implementations, 3, "Efficiency (Eq. 16)", "efficiency", "1 with lines dt 2 lc rgb '#999999' title 'ideal'");
+    write_panel(script, implementations, 2, "Speedup Ts/Tp (Eq. 15)", "speedup",
+                "x with lines dt 2 lc rgb '#999999' title 'ideal'");
+    write_panel(script, implementations, 3, "Efficiency (Eq. 16)", "efficiency",
+                "1 with lines dt 2 lc rgb '#999999' title 'ideal'");
     write_panel(script, implementations, 4, "Peak memory (MRSS)", "MiB", "NaN notitle");
     script << "unset multiplot\n";
   }
@@ -80,13 +91,14 @@ std::filesystem::path plot_workload(const std::filesystem::path& directory, cons
 
 std::vector<std::filesystem::path> write_plots(const std::filesystem::path& directory, const report& data) {
   if (!gnuplot_available()) {
-    std::fprintf(stderr, "fj-bench: warning: gnuplot not found (apt-get install gnuplot-nox); no plots drawn\n");
+    std::fprintf(stderr,
+                 "fj-bench: warning: gnuplot not found (apt-get install gnuplot-nox); no plots drawn\n");
     return {};
   }
   std::filesystem::create_directories(directory / "plots");
   std::vector<std::filesystem::path> images;
   for (const auto& summary : data.summaries) {
-    if (auto image = plot_workload(directory, summary); !image.empty()) {
+    if (auto image = plot_workload(directory, data, summary); !image.empty()) {
       images.push_back(image);
     }
   }

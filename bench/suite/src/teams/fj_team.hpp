@@ -16,7 +16,7 @@ class fj_team {
   explicit fj_team(unsigned workers) : pool_(make_pool(workers)) { fj::sync_wait(pool_, warm_up); }
 
   template <class Body>
-  [[nodiscard]] double time(Body&& body) {
+  [[nodiscard]] double time(const Body& body) {
     return seconds_taken([&] { body(pool_); });
   }
 

@@ -18,7 +18,7 @@ class omp_team {
   }
 
   template <class Body>
-  [[nodiscard]] double time(Body&& body) {
+  [[nodiscard]] double time(const Body& body) {
     return seconds_taken([&] {
 #pragma omp parallel num_threads(workers_)
 #pragma omp single

@@ -21,6 +21,8 @@ namespace fjb::fib {
   return previous;
 }
 
-inline void verify(int n, long computed) { expect_equal("fib(" + std::to_string(n) + ")", computed, fibonacci(n)); }
+inline void verify(int n, long computed) {
+  expect_equal("fib(" + std::to_string(n) + ")", computed, fibonacci(n));
+}
 
 }  // namespace fjb::fib

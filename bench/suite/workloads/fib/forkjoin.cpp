@@ -1,5 +1,5 @@
-#include "teams/fj_team.hpp"
 #include "fib.hpp"
+#include "teams/fj_team.hpp"
 
 namespace fjb::fib {
 namespace {
@@ -27,6 +27,7 @@ run_result run(const run_request& request) {
 }
 
 const implementation_registrar busy{"fib", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar lazy{"fib", "fj-lazy", run<fj::lazy_pool>};
 const implementation_registrar unit{"fib", "fj-unit", run<fj::unit_pool>};
 
 }  // namespace

@@ -1,5 +1,5 @@
-#include "teams/omp_team.hpp"
 #include "fib.hpp"
+#include "teams/omp_team.hpp"
 
 namespace fjb::fib {
 namespace {

@@ -1,5 +1,5 @@
-#include "stopwatch.hpp"
 #include "fib.hpp"
+#include "stopwatch.hpp"
 
 namespace fjb::fib {
 namespace {

@@ -1,7 +1,7 @@
 #include <tbb/parallel_invoke.h>
 
-#include "teams/tbb_team.hpp"
 #include "fib.hpp"
+#include "teams/tbb_team.hpp"
 
 namespace fjb::fib {
 namespace {

@@ -34,6 +34,7 @@ run_result run(const run_request& request) {
 }
 
 const implementation_registrar busy{"integrate", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar lazy{"integrate", "fj-lazy", run<fj::lazy_pool>};
 const implementation_registrar unit{"integrate", "fj-unit", run<fj::unit_pool>};
 
 }  // namespace

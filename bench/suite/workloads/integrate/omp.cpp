@@ -26,7 +26,8 @@ run_result run(const run_request& request) {
   const problem p = problem_at(request.size);
   omp_team team(request.workers);
   double answer = 0;
-  const double seconds = team.time([&] { answer = area_between(0, f(0), p.upper, f(p.upper), 0, p.epsilon); });
+  const double seconds =
+      team.time([&] { answer = area_between(0, f(0), p.upper, f(p.upper), 0, p.epsilon); });
   verify(p, answer);
   return {seconds};
 }

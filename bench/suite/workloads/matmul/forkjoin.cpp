@@ -28,13 +28,15 @@ run_result run(const run_request& request) {
   operands m = make_operands(order(request.size));
   fj_team<Pool> team(request.workers);
   const double seconds = team.time([&](Pool& pool) {
-    fj::sync_wait(pool, multiply_add, block{m.c.data(), m.n}, block{m.a.data(), m.n}, block{m.b.data(), m.n}, m.n);
+    fj::sync_wait(pool, multiply_add, block{m.c.data(), m.n}, block{m.a.data(), m.n}, block{m.b.data(), m.n},
+                  m.n);
   });
   verify(m);
   return {seconds};
 }
 
 const implementation_registrar busy{"matmul", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar lazy{"matmul", "fj-lazy", run<fj::lazy_pool>};
 const implementation_registrar unit{"matmul", "fj-unit", run<fj::unit_pool>};
 
 }  // namespace

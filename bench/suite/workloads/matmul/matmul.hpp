@@ -12,7 +12,9 @@
 // same quadrant of C must not run at once.
 namespace fjb::matmul {
 
-[[nodiscard]] constexpr std::size_t order(scale s) noexcept { return by_scale<std::size_t>(s, 256, 1024, 8192); }
+[[nodiscard]] constexpr std::size_t order(scale s) noexcept {
+  return by_scale<std::size_t>(s, 512, 1024, 8192);
+}
 
 // Below this order a block is multiplied by plain loops.
 inline constexpr std::size_t leaf_order = 64;
@@ -27,19 +29,10 @@ struct block {
   }
 };
 
-// C += A B on blocks of order n, cache-friendly i-k-j order so the inner loop vectorises.
-inline void multiply_add_leaf(block c, block a, block b, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) {
-    float* c_row = c.data + i * c.stride;
-    for (std::size_t k = 0; k < n; ++k) {
-      const float a_ik = a.data[i * a.stride + k];
-      const float* b_row = b.data + k * b.stride;
-      for (std::size_t j = 0; j < n; ++j) {
-        c_row[j] += a_ik * b_row[j];
-      }
-    }
-  }
-}
+// C += A B on blocks of order n, cache-friendly i-k-j order so the inner loop vectorises. Out of line on
+// purpose: every version calls the same compiled kernel, whatever the caller (a coroutine frame holding
+// the operands can keep a compiler from vectorising a kernel inlined into it).
+void multiply_add_leaf(block c, block a, block b, std::size_t n) noexcept;
 
 // A and B with small integer entries, so every product is exact in float and checkable exactly.
 struct operands {

@@ -6,7 +6,8 @@
 namespace fjb::matmul {
 namespace {
 
-std::vector<std::int64_t> times(const std::vector<float>& matrix, std::size_t n, const std::vector<std::int64_t>& x) {
+std::vector<std::int64_t> times(const std::vector<float>& matrix, std::size_t n,
+                                const std::vector<std::int64_t>& x) {
   std::vector<std::int64_t> y(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     std::int64_t sum = 0;
@@ -42,8 +43,9 @@ void verify(const operands& m) {
     const auto expected = times(m.a, m.n, times(m.b, m.n, x));
     const auto computed = times(m.c, m.n, x);
     for (std::size_t i = 0; i < m.n; ++i) {
-      expect_equal("row " + std::to_string(i) + " of C x (Freivalds check of C = A B, n=" + std::to_string(m.n) + ")",
-                   computed[i], expected[i]);
+      expect_equal(
+          "row " + std::to_string(i) + " of C x (Freivalds check of C = A B, n=" + std::to_string(m.n) + ")",
+          computed[i], expected[i]);
     }
   }
 }

@@ -12,14 +12,16 @@ void multiply_add(block c, block a, block b, std::size_t n) {
     return;
   }
   const std::size_t h = n / 2;
-  tbb::parallel_invoke([&] { multiply_add(c.quadrant(0, 0, h), a.quadrant(0, 0, h), b.quadrant(0, 0, h), h); },
-                       [&] { multiply_add(c.quadrant(0, 1, h), a.quadrant(0, 0, h), b.quadrant(0, 1, h), h); },
-                       [&] { multiply_add(c.quadrant(1, 0, h), a.quadrant(1, 0, h), b.quadrant(0, 0, h), h); },
-                       [&] { multiply_add(c.quadrant(1, 1, h), a.quadrant(1, 0, h), b.quadrant(0, 1, h), h); });
-  tbb::parallel_invoke([&] { multiply_add(c.quadrant(0, 0, h), a.quadrant(0, 1, h), b.quadrant(1, 0, h), h); },
-                       [&] { multiply_add(c.quadrant(0, 1, h), a.quadrant(0, 1, h), b.quadrant(1, 1, h), h); },
-                       [&] { multiply_add(c.quadrant(1, 0, h), a.quadrant(1, 1, h), b.quadrant(1, 0, h), h); },
-                       [&] { multiply_add(c.quadrant(1, 1, h), a.quadrant(1, 1, h), b.quadrant(1, 1, h), h); });
+  tbb::parallel_invoke(
+      [&] { multiply_add(c.quadrant(0, 0, h), a.quadrant(0, 0, h), b.quadrant(0, 0, h), h); },
+      [&] { multiply_add(c.quadrant(0, 1, h), a.quadrant(0, 0, h), b.quadrant(0, 1, h), h); },
+      [&] { multiply_add(c.quadrant(1, 0, h), a.quadrant(1, 0, h), b.quadrant(0, 0, h), h); },
+      [&] { multiply_add(c.quadrant(1, 1, h), a.quadrant(1, 0, h), b.quadrant(0, 1, h), h); });
+  tbb::parallel_invoke(
+      [&] { multiply_add(c.quadrant(0, 0, h), a.quadrant(0, 1, h), b.quadrant(1, 0, h), h); },
+      [&] { multiply_add(c.quadrant(0, 1, h), a.quadrant(0, 1, h), b.quadrant(1, 1, h), h); },
+      [&] { multiply_add(c.quadrant(1, 0, h), a.quadrant(1, 1, h), b.quadrant(1, 0, h), h); },
+      [&] { multiply_add(c.quadrant(1, 1, h), a.quadrant(1, 1, h), b.quadrant(1, 1, h), h); });
 }
 
 run_result run(const run_request& request) {

@@ -34,6 +34,7 @@ run_result run(const run_request& request) {
 }
 
 const implementation_registrar busy{"nqueens", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar lazy{"nqueens", "fj-lazy", run<fj::lazy_pool>};
 const implementation_registrar unit{"nqueens", "fj-unit", run<fj::unit_pool>};
 
 }  // namespace

@@ -15,7 +15,7 @@ inline constexpr int largest_board = 16;
 // Column of the queen in each row placed so far; passed by value so every task owns its board.
 using board = std::array<char, largest_board>;
 
-[[nodiscard]] constexpr int board_size(scale s) noexcept { return by_scale(s, 10, 12, 14); }
+[[nodiscard]] constexpr int board_size(scale s) noexcept { return by_scale(s, 11, 12, 14); }
 
 // Whether the queen just placed in row `row` attacks none of the queens in the rows above it.
 [[nodiscard]] constexpr bool safe(const board& queens, int row) noexcept {
@@ -32,8 +32,8 @@ using board = std::array<char, largest_board>;
 
 // OEIS A000170.
 [[nodiscard]] constexpr long solutions(int n) noexcept {
-  constexpr std::array<long, 17> known{1,    1,     0,      0,      2,       10,       4,        40,      92,
-                                       352,  724,   2680,   14200,  73712,   365596,   2279184,  14772512};
+  constexpr std::array<long, 17> known{1,   1,   0,    0,     2,     10,     4,       40,      92,
+                                       352, 724, 2680, 14200, 73712, 365596, 2279184, 14772512};
   return known[static_cast<std::size_t>(n)];
 }
 

@@ -15,7 +15,9 @@ long count(int n, int row, board queens) {
   for (int column = 0; column < n; ++column) {
     queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
     if (safe(queens, row)) {
-      group.run([&parts, n, row, column, queens] { parts[static_cast<std::size_t>(column)] = count(n, row + 1, queens); });
+      group.run([&parts, n, row, column, queens] {
+        parts[static_cast<std::size_t>(column)] = count(n, row + 1, queens);
+      });
     }
   }
   group.wait();

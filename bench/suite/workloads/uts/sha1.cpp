@@ -17,42 +17,43 @@ std::uint32_t big_endian_word(const std::uint8_t* bytes) noexcept {
          std::uint32_t{bytes[3]};
 }
 
-// The round function and constant for each of the four stages of 20 rounds (FIPS 180-4, 4.1.1 and 4.2.1).
-std::uint32_t mix(int round, std::uint32_t b, std::uint32_t c, std::uint32_t d) noexcept {
-  if (round < 20) {
-    return ((b & c) | (~b & d)) + 0x5A827999U;
-  }
-  if (round < 40) {
-    return (b ^ c ^ d) + 0x6ED9EBA1U;
-  }
-  if (round < 60) {
-    return ((b & c) | (b & d) | (c & d)) + 0x8F1BBCDCU;
-  }
-  return (b ^ c ^ d) + 0xCA62C1D6U;
-}
-
-void compress(hash_state& state, const std::uint8_t* block) noexcept {
-  std::array<std::uint32_t, 80> schedule{};
-  for (std::size_t t = 0; t < 16; ++t) {
-    schedule[t] = big_endian_word(block + 4 * t);
-  }
-  for (std::size_t t = 16; t < 80; ++t) {
-    schedule[t] = std::rotl(schedule[t - 3] ^ schedule[t - 8] ^ schedule[t - 14] ^ schedule[t - 16], 1);
-  }
-  auto [a, b, c, d, e] = state.h;
-  for (int t = 0; t < 80; ++t) {
-    const std::uint32_t next = std::rotl(a, 5) + mix(t, b, c, d) + e + schedule[static_cast<std::size_t>(t)];
+// One stage of 20 rounds (FIPS 180-4, 6.1.2 step 3) with its logical function f and constant K
+// (4.1.1, 4.2.1).
+template <int First, class Function>
+inline void twenty_rounds(std::array<std::uint32_t, 5>& v, const std::array<std::uint32_t, 80>& w,
+                          std::uint32_t k, Function f) noexcept {
+  auto& [a, b, c, d, e] = v;
+  for (std::size_t t = First; t < First + 20; ++t) {
+    const std::uint32_t next = std::rotl(a, 5) + f(b, c, d) + e + k + w[t];
     e = d;
     d = c;
     c = std::rotl(b, 30);
     b = a;
     a = next;
   }
-  state.h[0] += a;
-  state.h[1] += b;
-  state.h[2] += c;
-  state.h[3] += d;
-  state.h[4] += e;
+}
+
+void compress(hash_state& state, const std::uint8_t* block) noexcept {
+  std::array<std::uint32_t, 80> w{};
+  for (std::size_t t = 0; t < 16; ++t) {
+    w[t] = big_endian_word(block + 4 * t);
+  }
+  for (std::size_t t = 16; t < 80; ++t) {
+    w[t] = std::rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1);
+  }
+  std::array<std::uint32_t, 5> v = state.h;
+  const auto choose = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) { return (x & y) ^ (~x & z); };
+  const auto parity = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) { return x ^ y ^ z; };
+  const auto majority = [](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    return (x & y) ^ (x & z) ^ (y & z);
+  };
+  twenty_rounds<0>(v, w, 0x5A827999U, choose);
+  twenty_rounds<20>(v, w, 0x6ED9EBA1U, parity);
+  twenty_rounds<40>(v, w, 0x8F1BBCDCU, majority);
+  twenty_rounds<60>(v, w, 0xCA62C1D6U, parity);
+  for (std::size_t i = 0; i < 5; ++i) {
+    state.h[i] += v[i];
+  }
 }
 
 }  // namespace

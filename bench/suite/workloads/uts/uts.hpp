@@ -52,10 +52,10 @@ struct tree_case {
   std::optional<std::uint64_t> leaves;  // not published for the XXL trees
 };
 
-[[nodiscard]] std::string_view name_of(tree_id id) noexcept;
+[[nodiscard]] std::string_view tree_name(tree_id id) noexcept;
 
-// The tree measured for `id` at a scale: the published tree at paper scale, a smaller one of the same
-// family below it (see trees.cpp for where each count comes from).
+// The tree measured for `id` at a scale: the published tree at paper scale (and T1 and T3 at default scale
+// too), otherwise a smaller tree of the same family (trees.cpp says where each count comes from).
 [[nodiscard]] const tree_case& tree_at(tree_id id, scale s) noexcept;
 
 [[nodiscard]] node root_of(const tree_shape& shape) noexcept;

@@ -1,0 +1,15 @@
+#include "dfs.hpp"
+
+namespace fjb::dfs {
+namespace {
+
+std::string parameters(scale s) {
+  const problem p = problem_at(s);
+  return "branching " + std::to_string(p.branching) + ", depth " + std::to_string(p.depth);
+}
+
+const workload_registrar registrar{
+    {"dfs", "seed 003", "depth-first search of a balanced tree", 100, parameters, every_scale}};
+
+}  // namespace
+}  // namespace fjb::dfs

@@ -1,0 +1,47 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "verify.hpp"
+
+// Heat diffusion on a 2-D grid by Jacobi iteration (seed 004): every step computes each interior point
+// from its four neighbours in the previous grid; the rows of a step are updated in parallel and the
+// steps follow one another. The boundary is held fixed.
+namespace fjb::heat {
+
+struct problem {
+  std::size_t rows;
+  std::size_t columns;
+  int steps;
+};
+
+[[nodiscard]] constexpr problem problem_at(scale s) noexcept {
+  return by_scale(s, problem{512, 512, 20}, problem{2048, 2048, 25}, problem{4096, 4096, 100});
+}
+
+// Interior rows handed to one task.
+inline constexpr std::size_t row_grain = 16;
+
+struct grid {
+  std::size_t rows;
+  std::size_t columns;
+  std::vector<double> now;
+  std::vector<double> next;
+};
+
+[[nodiscard]] grid initial_grid(const problem& p);
+
+// Computes rows [first, last) of g.next from g.now; 1 <= first, last <= rows - 1. Out of line so that every
+// version runs the same compiled kernel (inlined into a coroutine it may not be vectorised).
+void update_rows(grid& g, std::size_t first, std::size_t last) noexcept;
+
+// The new grid becomes the current one; boundary values are equal in both, so they stay fixed.
+inline void finish_step(grid& g) noexcept { g.now.swap(g.next); }
+
+// Against a serial solution computed here, outside the timed region.
+void verify(const problem& p, const grid& computed);
+
+}  // namespace fjb::heat

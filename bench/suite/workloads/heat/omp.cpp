@@ -1,0 +1,27 @@
+#include "heat.hpp"
+#include "teams/omp_parallel_for.hpp"
+#include "teams/omp_team.hpp"
+
+namespace fjb::heat {
+namespace {
+
+void simulate(grid& g, int steps) {
+  for (int step = 0; step < steps; ++step) {
+    omp_for_each_index(1, g.rows - 1, row_grain, [&g](std::size_t row) { update_rows(g, row, row + 1); });
+    finish_step(g);
+  }
+}
+
+run_result run(const run_request& request) {
+  const problem p = problem_at(request.size);
+  grid g = initial_grid(p);
+  omp_team team(request.workers);
+  const double seconds = team.time([&] { simulate(g, p.steps); });
+  verify(p, g);
+  return {seconds};
+}
+
+const implementation_registrar registrar{"heat", "omp", run};
+
+}  // namespace
+}  // namespace fjb::heat

@@ -1,0 +1,16 @@
+#include "heat.hpp"
+
+namespace fjb::heat {
+namespace {
+
+std::string parameters(scale s) {
+  const problem p = problem_at(s);
+  return std::to_string(p.rows) + "x" + std::to_string(p.columns) + " grid, " + std::to_string(p.steps) +
+         " steps";
+}
+
+const workload_registrar registrar{
+    {"heat", "seed 004", "Jacobi heat diffusion, rows in parallel", 70, parameters, every_scale}};
+
+}  // namespace
+}  // namespace fjb::heat

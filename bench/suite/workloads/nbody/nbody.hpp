@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "verify.hpp"
+
+// Direct-sum gravitational n-body simulation (seed 004: 100,000 bodies): each step computes every body's
+// acceleration from all the others in parallel, synchronises, then moves every body in parallel.
+namespace fjb::nbody {
+
+struct problem {
+  std::size_t bodies;
+  int steps;
+};
+
+[[nodiscard]] constexpr problem problem_at(scale s) noexcept {
+  return by_scale(s, problem{1'000, 3}, problem{4'000, 3}, problem{100'000, 2});
+}
+
+// Bodies handed to one task.
+inline constexpr std::size_t body_grain = 32;
+
+struct galaxy {
+  std::vector<double> x, y, z;
+  std::vector<double> vx, vy, vz;
+  std::vector<double> ax, ay, az;
+  std::vector<double> mass;
+
+  [[nodiscard]] std::size_t size() const noexcept { return mass.size(); }
+};
+
+[[nodiscard]] galaxy initial_galaxy(std::size_t bodies);
+
+// Acceleration of body i from all bodies, softened so that close encounters stay finite. Out of line, as
+// move(), so that every version runs the same compiled kernel (inlined into a coroutine it may not be
+// vectorised).
+void accelerate(galaxy& s, std::size_t i) noexcept;
+
+// Semi-implicit Euler step of body i.
+void move(galaxy& s, std::size_t i) noexcept;
+
+// Against a serial simulation computed here, outside the timed region.
+void verify(const problem& p, const galaxy& computed);
+
+}  // namespace fjb::nbody

@@ -1,0 +1,27 @@
+#include "pfor.hpp"
+#include "teams/fj_parallel_for.hpp"
+#include "teams/fj_team.hpp"
+
+namespace fjb::pfor {
+namespace {
+
+template <class Pool>
+run_result run(const run_request& request) {
+  const problem p = problem_at(request.size);
+  const std::vector<int> input = shared_input(p.elements);
+  std::vector<std::uint64_t> fingerprints(p.iterations, 0);
+  const auto iteration = [&](std::size_t i) { fingerprints[i] = sort_copy(input); };
+  fj_team<Pool> team(request.workers);
+  const double seconds = team.time([&](Pool& pool) {
+    fj::sync_wait(pool, fj_for_each_index<decltype(iteration)>, 0, p.iterations, 1, &iteration);
+  });
+  verify(input, fingerprints);
+  return {seconds};
+}
+
+const implementation_registrar busy{"pfor", "fj-busy", run<fj::busy_pool>};
+const implementation_registrar lazy{"pfor", "fj-lazy", run<fj::lazy_pool>};
+const implementation_registrar unit{"pfor", "fj-unit", run<fj::unit_pool>};
+
+}  // namespace
+}  // namespace fjb::pfor

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "registry.hpp"
+#include "verify.hpp"
+
+// Quicksort of random integers, both halves sorted in parallel, std::sort below a cutoff (seed 004:
+// 5,000,000 elements, cutoff 5,000).
+namespace fjb::quicksort {
+
+[[nodiscard]] constexpr std::size_t element_count(scale s) noexcept {
+  return by_scale<std::size_t>(s, 200'000, 2'000'000, 5'000'000);
+}
+
+inline constexpr std::ptrdiff_t cutoff = 5'000;
+
+// Moves the middle element's value to its sorted place and returns that place; smaller values end up
+// before it and the others after it.
+inline int* partition_around_middle(int* first, int* last) noexcept {
+  std::iter_swap(first + (last - first) / 2, last - 1);
+  const int pivot = *(last - 1);
+  int* middle = std::partition(first, last - 1, [pivot](int x) { return x < pivot; });
+  std::iter_swap(middle, last - 1);
+  return middle;
+}
+
+[[nodiscard]] std::vector<int> random_input(std::size_t count);
+
+// Sorted, and the same values as random_input(count) (compared by an order-independent fingerprint).
+void verify(const std::vector<int>& sorted);
+
+}  // namespace fjb::quicksort
