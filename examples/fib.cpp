@@ -13,7 +13,7 @@ fj::task<long> fib(int n) {
 }
 
 int main() {
-  fj::lazy_pool pool;                     // one worker per core; sleeps when idle
+  fj::lazy_pool pool;  // one worker per core; sleeps when idle
   long const r = fj::sync_wait(pool, fib, 30);
   std::printf("fib(30) = %ld\n", r);
   return r == 832040 ? 0 : 1;

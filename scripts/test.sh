@@ -4,6 +4,7 @@
 #   scripts/test.sh
 #
 # Configurations (CMake presets, see CMakePresets.json) and the ctest labels each one runs:
+#   format                       scripts/format-check.sh (clang-format-19, .clang-format)
 #   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, and the benchmarks' own)
 #   clang-tsan, gcc-tsan         unit, stress
 #   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
@@ -20,7 +21,7 @@ set -uo pipefail
 
 cd "$(dirname "$0")/.."
 
-default_configs="gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
+default_configs="format gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
 configs="${FJ_TEST_CONFIGS:-$default_configs}"
 configs="${configs//,/ }"
 build_root="${FJ_BUILD_ROOT:-build}"

@@ -1,7 +1,7 @@
 // fj-overhead: the cost of a fork. Runs recursive Fibonacci with no cutoff on the serial projection, on
-// fj::unit_pool, and on fj::busy_pool and fj::lazy_pool with 1 and with 2 workers, interleaved round by round so
-// that drift on a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds per
-// fork.
+// fj::unit_pool, and on fj::busy_pool and fj::lazy_pool with 1 and with 2 workers, interleaved round by round
+// so that drift on a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds
+// per fork.
 //
 //   fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|lazy1|busy2|lazy2]
 // --only runs one variant once (used by scripts/callgrind-per-fork.sh to count instructions per fork).
@@ -83,13 +83,16 @@ int main(int argc, char** argv) {
     } else if (arg == "--only" && i + 1 < argc) {
       only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|lazy1|busy2|lazy2]\n");
+      std::fprintf(stderr,
+                   "usage: fj-overhead [--n N] [--reps R] [--only serial|unit|busy1|lazy1|busy2|lazy2]\n");
       return arg == "--help" ? 0 : 1;
     }
   }
   long const expect = fib_expected(n);
-  // Each measurement makes its own pool, warms it up (stacks and deques grow to size) and destroys it afterwards:
-  // idle busy workers spin, and a pool left alive would steal CPU from the one being measured.
+  // Each measurement makes its own pool, warms it up (stacks and deques grow to size) and destroys it
+  // afterwards: idle busy workers spin, and a pool left alive would steal CPU from the one being measured.
+  // --only skips the warm-up so that instruction counts at two sizes differ by exactly the forks between them.
+  bool const warm_up = only.empty();
   struct variant {
     const char* name;
     std::function<double()> measure;
@@ -98,7 +101,7 @@ int main(int argc, char** argv) {
   auto with_pool = [&](auto make) {
     return [&, make] {
       auto pool = make();
-      (void)fj::sync_wait(*pool, fib, n > 5 ? n - 5 : n);
+      if (warm_up) (void)fj::sync_wait(*pool, fib, n > 5 ? n - 5 : n);
       return seconds([&] { return fj::sync_wait(*pool, fib, n); }, expect);
     };
   };
@@ -133,7 +136,9 @@ int main(int argc, char** argv) {
     std::printf("%-8s %10.4f %10.4f %10.2f %12.2f\n", v.name, m, mn, m / ts, m * 1e9 / forks);
   }
   auto med = [&](std::size_t i) { return median(variants[i].times); };
-  std::printf("busy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(2) / ts, med(4) / ts, med(2) / med(4));
-  std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(3) / ts, med(5) / ts, med(3) / med(5));
+  std::printf("busy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(2) / ts, med(4) / ts,
+              med(2) / med(4));
+  std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f\n", med(3) / ts, med(5) / ts,
+              med(3) / med(5));
   return 0;
 }

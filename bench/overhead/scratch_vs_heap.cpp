@@ -19,7 +19,8 @@ namespace {
 fj::task<long> tree_scratch(int depth, int fanout) {
   if (depth == 0) co_return 1;
   fj::scratch<long> results(static_cast<std::size_t>(fanout));
-  for (std::size_t i = 0; i < results.size(); ++i) co_await fj::fork(&results[i], tree_scratch, depth - 1, fanout);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    co_await fj::fork(&results[i], tree_scratch, depth - 1, fanout);
   co_await fj::join;
   co_return 1 + std::accumulate(results.begin(), results.end(), 0L);
 }
@@ -27,7 +28,8 @@ fj::task<long> tree_scratch(int depth, int fanout) {
 fj::task<long> tree_heap(int depth, int fanout) {
   if (depth == 0) co_return 1;
   std::vector<long> results(static_cast<std::size_t>(fanout));
-  for (std::size_t i = 0; i < results.size(); ++i) co_await fj::fork(&results[i], tree_heap, depth - 1, fanout);
+  for (std::size_t i = 0; i < results.size(); ++i)
+    co_await fj::fork(&results[i], tree_heap, depth - 1, fanout);
   co_await fj::join;
   co_return 1 + std::accumulate(results.begin(), results.end(), 0L);
 }
@@ -79,8 +81,8 @@ int main(int argc, char** argv) {
   }
   double const ts = median(scratch_times);
   double const th = median(heap_times);
-  std::printf("tree depth %d fanout %d (%ld nodes), lazy_pool(%zu), %d interleaved reps, medians\n", depth, fanout,
-              nodes, workers, reps);
+  std::printf("tree depth %d fanout %d (%ld nodes), lazy_pool(%zu), %d interleaved reps, medians\n", depth,
+              fanout, nodes, workers, reps);
   std::printf("fj::scratch  %.4f s  %.1f ns/node\n", ts, ts * 1e9 / static_cast<double>(nodes));
   std::printf("std::vector  %.4f s  %.1f ns/node\n", th, th * 1e9 / static_cast<double>(nodes));
   std::printf("heap / scratch = %.2f\n", th / ts);

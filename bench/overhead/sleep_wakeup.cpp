@@ -1,13 +1,14 @@
 // fj-sleep: what sleeping costs and saves. For fj::lazy_pool (and fj::busy_pool for comparison):
-//   - CPU time the pool's workers use while the pool sits idle for a few seconds (target for lazy_pool: < 1 % of
+//   - CPU time the pool's workers use while the pool sits idle for a few seconds (target for lazy_pool: < 1 %
+//   of
 //     one core);
 //   - wake-up latency: from an outside thread submitting a task (sync_wait) to the task starting, with the
 //     workers given time to fall asleep before each submission (median and 99th percentile).
 //
 //   fj-sleep [--idle-seconds S] [--samples N] [--workers W]
 
-#include <forkjoin/forkjoin.hpp>
 #include <sys/resource.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -80,7 +81,8 @@ int main(int argc, char** argv) {
       return arg == "--help" ? 0 : 1;
     }
   }
-  std::printf("idle for %.1f s, then %d wake-ups from an outside thread (2 ms apart)\n", idle_seconds, samples);
+  std::printf("idle for %.1f s, then %d wake-ups from an outside thread (2 ms apart)\n", idle_seconds,
+              samples);
   std::printf("%-10s %7s %14s %12s %12s %12s %10s\n", "pool", "workers", "idle CPU %core", "wake p50 us",
               "wake p99 us", "wake max us", "sleeps");
   measure<fj::lazy_pool>("lazy_pool", workers, idle_seconds, samples);

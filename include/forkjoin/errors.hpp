@@ -18,7 +18,9 @@ class error : public std::runtime_error {
 class not_in_worker_error : public error {
  public:
   not_in_worker_error()
-      : error("fj: a task was created outside a forkjoin worker; start it with fj::sync_wait(pool, fn, args...)") {}
+      : error(
+            "fj: a task was created outside a forkjoin worker; start it with fj::sync_wait(pool, fn, "
+            "args...)") {}
 };
 
 // fj::sync_wait was called from one of the pool's own workers: it would block the worker that has to run the
@@ -26,8 +28,9 @@ class not_in_worker_error : public error {
 class deadlock_error : public error {
  public:
   deadlock_error()
-      : error("fj: sync_wait called from a worker of the same pool (this would deadlock); "
-              "inside a task use co_await fj::call(...)") {}
+      : error(
+            "fj: sync_wait called from a worker of the same pool (this would deadlock); "
+            "inside a task use co_await fj::call(...)") {}
 };
 
 // A pool was constructed with an invalid configuration (for example zero workers).

@@ -1,6 +1,6 @@
 #pragma once
-// fj::lazy_pool: the default pool. N workers that sleep when there is nothing to do; while any worker is running
-// a task, at least one worker per NUMA node stays awake and keeps trying to steal (paper III-D, "lazy
+// fj::lazy_pool: the default pool. N workers that sleep when there is nothing to do; while any worker is
+// running a task, at least one worker per NUMA node stays awake and keeps trying to steal (paper III-D, "lazy
 // scheduler", a variation of the adaptive scheduler of its ref. [36]). Idle costs no CPU; work arriving from
 // outside (sync_wait, resume_on) wakes its worker. The protocol is docs/protocols/sleep.md.
 

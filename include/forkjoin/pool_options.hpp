@@ -14,8 +14,9 @@ namespace fj {
 }
 
 // Whether workers are pinned to cores. Pinning (with NUMA-weighted victims, paper Eq. 6) pays on a dedicated
-// multi-socket machine; on a shared machine it keeps the OS from moving a worker away from other load (measured
-// on a loaded 2-core VM: busy_pool fib at P=1 took 16.6x serial pinned against 10.6x unpinned), so it is opt-in.
+// multi-socket machine; on a shared machine it keeps the OS from moving a worker away from other load
+// (measured on a loaded 2-core VM: busy_pool fib at P=1 took 16.6x serial pinned against 10.6x unpinned), so
+// it is opt-in.
 enum class pin_policy {
   none,   // let the OS place workers; victims uniform at random
   cores,  // worker i on core i when there are no more workers than cores (else as none); victims by Eq. 6
@@ -32,13 +33,13 @@ struct pool_options {
 // Per-worker counters, cheap enough to be always on: each is written only by its worker, on the scheduler's
 // slow paths (never on a fork or a join).
 struct worker_stats {
-  std::uint64_t steal_attempts = 0;       // deques this worker tried to steal from
-  std::uint64_t steals = 0;               // continuations it stole
-  std::uint64_t roots_run = 0;            // root tasks (sync_wait) it finished
-  std::uint64_t exceptions_dropped = 0;   // child exceptions dropped because another was already captured
-  std::uint64_t submissions_run = 0;      // tasks it took from its submission queue (roots and resume_on)
-  std::uint64_t sleeps = 0;               // times it went to sleep (lazy and unit pools)
-  std::uint64_t nanoseconds_asleep = 0;   // total time asleep
+  std::uint64_t steal_attempts = 0;      // deques this worker tried to steal from
+  std::uint64_t steals = 0;              // continuations it stole
+  std::uint64_t roots_run = 0;           // root tasks (sync_wait) it finished
+  std::uint64_t exceptions_dropped = 0;  // child exceptions dropped because another was already captured
+  std::uint64_t submissions_run = 0;     // tasks it took from its submission queue (roots and resume_on)
+  std::uint64_t sleeps = 0;              // times it went to sleep (lazy and unit pools)
+  std::uint64_t nanoseconds_asleep = 0;  // total time asleep
 };
 
 }  // namespace fj

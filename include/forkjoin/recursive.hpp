@@ -20,10 +20,12 @@ class recursive {
  public:
   constexpr explicit recursive(F fn) noexcept(std::is_nothrow_move_constructible_v<F>) : fn_(std::move(fn)) {}
 
-  // The return type is spelled out (not deduced) so that the lambda's body can ask whether `self` is invocable
-  // while this operator is being instantiated. The lambda needs an explicit return type for the same reason.
+  // The return type is spelled out (not deduced) so that the lambda's body can ask whether `self` is
+  // invocable while this operator is being instantiated. The lambda needs an explicit return type for the
+  // same reason.
   template <class... Args>
-  constexpr auto operator()(Args&&... args) const -> std::invoke_result_t<const F&, const recursive&, Args&&...> {
+  constexpr auto operator()(Args&&... args) const
+      -> std::invoke_result_t<const F&, const recursive&, Args&&...> {
     return std::invoke(fn_, *this, std::forward<Args>(args)...);
   }
 

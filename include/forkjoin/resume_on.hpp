@@ -39,10 +39,13 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
 
   template <class P>
   bool await_suspend(std::coroutine_handle<P> h) {
-    static_assert(is_task_promise<P>, "fj::resume_on can only be awaited inside a coroutine that returns fj::task<T>");
+    static_assert(is_task_promise<P>,
+                  "fj::resume_on can only be awaited inside a coroutine that returns fj::task<T>");
     frame* const self = &h.promise();
     if (self->steals != 0) {
-      throw error("fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join first");
+      throw error(
+          "fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
+          "first");
     }
     worker_context* const here = tls_worker;
     std::size_t const target = worker_ ? *worker_ : pool_->any_worker();

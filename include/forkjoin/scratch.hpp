@@ -10,9 +10,10 @@
 //   }                                            // partial is freed here, after the join
 //
 // Rules (checked): create it inside a task; scratch arrays are freed in the reverse order of their creation
-// (which C++ scopes give you); an array must not outlive a fork-join scope it was not created outside of, i.e.
-// create it before forking and let it die after the join. Breaking a rule is reported when the array is freed:
-// the process stops with a message (a destructor cannot throw, and continuing would corrupt the stack).
+// (which C++ scopes give you); an array must not outlive a fork-join scope it was not created outside of,
+// i.e. create it before forking and let it die after the join. Breaking a rule is reported when the array is
+// freed: the process stops with a message (a destructor cannot throw, and continuing would corrupt the
+// stack).
 
 #include <cstddef>
 #include <cstdio>
@@ -30,12 +31,13 @@ namespace fj {
 
 template <class T>
 class scratch {
-  static_assert(alignof(T) <= detail::k_frame_align, "fj::scratch<T>: T is over-aligned for the segmented stack");
+  static_assert(alignof(T) <= detail::k_frame_align,
+                "fj::scratch<T>: T is over-aligned for the segmented stack");
   static_assert(std::is_nothrow_destructible_v<T>, "fj::scratch<T>: T must have a noexcept destructor");
 
  public:
-  // n value-initialised elements. Throws fj::not_in_worker_error outside a worker, std::bad_alloc if the stack
-  // cannot grow, or whatever T's constructor throws (then nothing stays allocated).
+  // n value-initialised elements. Throws fj::not_in_worker_error outside a worker, std::bad_alloc if the
+  // stack cannot grow, or whatever T's constructor throws (then nothing stays allocated).
   explicit scratch(std::size_t n) : stack_(detail::tls_stack), size_(n) {
     if (stack_ == nullptr || detail::tls_worker == nullptr) throw not_in_worker_error();
     if (n > max_size()) throw std::bad_array_new_length();
@@ -58,9 +60,10 @@ class scratch {
 
   ~scratch() {
     std::destroy_n(data_, size_);
-    // The array must be the last thing on the stack this worker is using now: otherwise it is being freed out of
-    // order, or inside a fork-join scope whose continuation moved to another worker's stack.
-    if (detail::tls_stack != stack_ || !stack_->is_last(data_, bytes())) [[unlikely]] misuse();
+    // The array must be the last thing on the stack this worker is using now: otherwise it is being freed out
+    // of order, or inside a fork-join scope whose continuation moved to another worker's stack.
+    if (detail::tls_stack != stack_ || !stack_->is_last(data_, bytes())) [[unlikely]]
+      misuse();
     stack_->deallocate(data_, bytes());
   }
 
@@ -77,15 +80,18 @@ class scratch {
   [[nodiscard]] std::span<T> span() noexcept { return {data_, size_}; }
   [[nodiscard]] std::span<const T> span() const noexcept { return {data_, size_}; }
 
-  [[nodiscard]] static constexpr std::size_t max_size() noexcept { return (std::size_t{1} << 47) / sizeof(T); }
+  [[nodiscard]] static constexpr std::size_t max_size() noexcept {
+    return (std::size_t{1} << 47) / sizeof(T);
+  }
 
  private:
   [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
 
   [[noreturn, gnu::cold, gnu::noinline]] static void misuse() noexcept {
-    std::fprintf(stderr,
-                 "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the "
-                 "first fork and let them die after the join)\n");
+    std::fprintf(
+        stderr,
+        "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the "
+        "first fork and let them die after the join)\n");
     std::abort();
   }
 

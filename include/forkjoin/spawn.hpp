@@ -59,13 +59,15 @@ spawn_awaitable<Fork> spawn_no_out(F&& fn, Args&&... args) {
 
 template <bool Fork, class O, class F, class... Args>
 spawn_awaitable<Fork> spawn_with_out(O out, F&& fn, Args&&... args) {
-  static_assert(task_invocable<F, Args...>,
-                "fj::fork(&out, fn, args...) / fj::call(&out, fn, args...): fn(args...) must return fj::task<T>");
+  static_assert(
+      task_invocable<F, Args...>,
+      "fj::fork(&out, fn, args...) / fj::call(&out, fn, args...): fn(args...) must return fj::task<T>");
   using result = task_result_t<F, Args...>;
   static_assert(!std::is_void_v<result>,
                 "fj::fork/fj::call: fn returns fj::task<void>, which has no result: drop the out argument");
-  static_assert(std::is_same_v<O, result*>,
-                "fj::fork/fj::call: out must be a pointer to the child's result type T (fn returns fj::task<T>)");
+  static_assert(
+      std::is_same_v<O, result*>,
+      "fj::fork/fj::call: out must be a pointer to the child's result type T (fn returns fj::task<T>)");
   auto child = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
   auto* p = child.release();
   p->set_out(out);
@@ -80,9 +82,10 @@ spawn_awaitable<Fork> spawn(Xs&&... xs) {
   } else if constexpr (shape::with_out) {
     return spawn_with_out<Fork>(std::forward<Xs>(xs)...);
   } else {
-    static_assert(dependent_false<spawn_shape<Xs...>>,
-                  "fj::fork/fj::call expect (fn, args...) or (&out, fn, args...) where fn(args...) is callable and "
-                  "returns fj::task<T>");
+    static_assert(
+        dependent_false<spawn_shape<Xs...>>,
+        "fj::fork/fj::call expect (fn, args...) or (&out, fn, args...) where fn(args...) is callable and "
+        "returns fj::task<T>");
     return spawn_awaitable<Fork>(nullptr);
   }
 }

@@ -1,7 +1,7 @@
 #pragma once
-// fj::sync_wait(pool, fn, args...): run fn(args...) as a root task on `pool` from ordinary code, block until it
-// finishes, and return its result or rethrow its exception. Any number of threads may call it on one pool at
-// once. Calling it from a worker of the same pool throws fj::deadlock_error.
+// fj::sync_wait(pool, fn, args...): run fn(args...) as a root task on `pool` from ordinary code, block until
+// it finishes, and return its result or rethrow its exception. Any number of threads may call it on one pool
+// at once. Calling it from a worker of the same pool throws fj::deadlock_error.
 
 #include <concepts>
 #include <exception>
@@ -79,7 +79,8 @@ decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
     static_assert(task_invocable<F, Args...>,
                   "fj::sync_wait(pool, fn, args...): fn(args...) must be callable and return fj::task<T>");
   } else {
-    return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn), std::forward<Args>(args)...);
+    return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn),
+                                                       std::forward<Args>(args)...);
   }
 }
 

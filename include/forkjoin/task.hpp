@@ -1,6 +1,7 @@
 #pragma once
-// fj::task<T>: the return type of every forkjoin coroutine. A task is created suspended, with its frame on the
-// current worker's segmented stack, and is started only by co_await fj::fork / fj::call or by fj::sync_wait.
+// fj::task<T>: the return type of every forkjoin coroutine. A task is created suspended, with its frame on
+// the current worker's segmented stack, and is started only by co_await fj::fork / fj::call or by
+// fj::sync_wait.
 
 #include <concepts>
 #include <coroutine>
@@ -32,16 +33,18 @@ inline constexpr bool dependent_false = false;
 // What every promise has, whatever its result type.
 class promise_base : public frame {
  public:
-  // Checked here as well as in operator new: a compiler may elide the allocation of a frame that does not escape
-  // (HALO), and a task created outside a worker must fail the same way whatever the compiler did.
+  // Checked here as well as in operator new: a compiler may elide the allocation of a frame that does not
+  // escape (HALO), and a task created outside a worker must fail the same way whatever the compiler did.
   promise_base() : frame(tls_stack) {
-    if (home == nullptr) [[unlikely]] throw_not_in_worker();
+    if (home == nullptr) [[unlikely]]
+      throw_not_in_worker();
   }
 
   // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
   static void* operator new(std::size_t size) {
     segmented_stack* const stack = tls_stack;
-    if (stack == nullptr) [[unlikely]] throw_not_in_worker();
+    if (stack == nullptr) [[unlikely]]
+      throw_not_in_worker();
     return stack->allocate(size);
   }
   // Frames are freed in LIFO order by the worker that owns their stack.
@@ -104,8 +107,9 @@ class promise<void> : public promise_base {
 // fj::sync_wait takes it; a task that is dropped unstarted is destroyed.
 template <class T>
 class [[nodiscard]] task {
-  static_assert(!std::is_reference_v<T>,
-                "fj::task<T&> is not supported: return a pointer or std::reference_wrapper, or write through out");
+  static_assert(
+      !std::is_reference_v<T>,
+      "fj::task<T&> is not supported: return a pointer or std::reference_wrapper, or write through out");
   static_assert(!std::is_const_v<T>, "fj::task<const T>: drop the const (the result is written through out)");
 
  public:

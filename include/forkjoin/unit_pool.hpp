@@ -13,10 +13,11 @@ class unit_pool : public detail::pool_base {
  public:
   // thread_stack_size as in pool_options (0: system default).
   explicit unit_pool(std::size_t thread_stack_size = 0)
-      : pool_base({.options = {.workers = 1, .thread_stack_size = thread_stack_size, .pinning = pin_policy::none},
-                   .steal = false,
-                   .idle = detail::pool_core::idle_policy::sleep,
-                   .kind = "unit_pool"}) {}
+      : pool_base(
+            {.options = {.workers = 1, .thread_stack_size = thread_stack_size, .pinning = pin_policy::none},
+             .steal = false,
+             .idle = detail::pool_core::idle_policy::sleep,
+             .kind = "unit_pool"}) {}
 };
 
 }  // namespace fj

@@ -1,10 +1,10 @@
-// Stress: random fork/call/join trees, each node's value checked against a serial evaluation of the same tree,
-// at 1, 2, 4, 8 and 16 workers (oversubscribed on small machines). The tree is a pure function of a seed:
-// every node derives its shape (children, fork or call for each, where the joins go, whether it joins before
-// returning) from a hash of its id.
+// Stress: random fork/call/join trees, each node's value checked against a serial evaluation of the same
+// tree, at 1, 2, 4, 8 and 16 workers (oversubscribed on small machines). The tree is a pure function of a
+// seed: every node derives its shape (children, fork or call for each, where the joins go, whether it joins
+// before returning) from a hash of its id.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <cstdint>
@@ -125,8 +125,8 @@ void check_random_trees(Pool& pool, const char* kind) {
   EXPECT_EQ(mismatches, 0) << "seed " << seed;
   std::uint64_t steals = 0;
   for (const auto& s : pool.stats()) steals += s.steals;
-  std::printf("[random trees] %s workers=%zu trees=%d depth=%d steals=%llu\n", kind, pool.size(), trees, depth,
-              static_cast<unsigned long long>(steals));
+  std::printf("[random trees] %s workers=%zu trees=%d depth=%d steals=%llu\n", kind, pool.size(), trees,
+              depth, static_cast<unsigned long long>(steals));
   if (pool.size() > 1) {
     EXPECT_GT(steals, 0u) << "no steals: this run proved nothing about concurrency";
   }
@@ -145,16 +145,17 @@ TEST_P(RandomTrees, EveryTreeMatchesItsSerialEvaluation) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Pools, RandomTrees,
-    ::testing::Values(tree_run{pool_kind::busy, 1}, tree_run{pool_kind::busy, 2}, tree_run{pool_kind::busy, 4},
-                      tree_run{pool_kind::busy, 8}, tree_run{pool_kind::busy, 16}, tree_run{pool_kind::lazy, 1},
-                      tree_run{pool_kind::lazy, 2}, tree_run{pool_kind::lazy, 4}, tree_run{pool_kind::lazy, 8},
-                      tree_run{pool_kind::lazy, 16}),
-    [](const ::testing::TestParamInfo<tree_run>& param_info) {
-      tree_run const r = param_info.param;
-      return std::string(r.kind == pool_kind::busy ? "busy" : "lazy") + std::to_string(r.workers);
-    });
+INSTANTIATE_TEST_SUITE_P(Pools, RandomTrees,
+                         ::testing::Values(tree_run{pool_kind::busy, 1}, tree_run{pool_kind::busy, 2},
+                                           tree_run{pool_kind::busy, 4}, tree_run{pool_kind::busy, 8},
+                                           tree_run{pool_kind::busy, 16}, tree_run{pool_kind::lazy, 1},
+                                           tree_run{pool_kind::lazy, 2}, tree_run{pool_kind::lazy, 4},
+                                           tree_run{pool_kind::lazy, 8}, tree_run{pool_kind::lazy, 16}),
+                         [](const ::testing::TestParamInfo<tree_run>& param_info) {
+                           tree_run const r = param_info.param;
+                           return std::string(r.kind == pool_kind::busy ? "busy" : "lazy") +
+                                  std::to_string(r.workers);
+                         });
 
 // Many outside threads submit random trees to one pool at once.
 TEST(RandomTreesConcurrentRoots, TreesSubmittedFromSeveralThreadsAllMatch) {

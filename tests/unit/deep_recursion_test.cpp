@@ -2,8 +2,8 @@
 // small, because frames live on segmented stacks and control passes by symmetric transfer (or, in the g++
 // builds that make no tail calls, by the runtime's trampoline: detail/transfer.hpp).
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include "support/test_config.hpp"
 

@@ -1,8 +1,8 @@
 // Exceptions: a child's exception reaches the parent's join (or sync_wait); the first one wins; a parent that
 // throws while children run waits for them before its frame goes away.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <chrono>

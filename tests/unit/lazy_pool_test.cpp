@@ -1,7 +1,7 @@
 // fj::lazy_pool: correct results, sleeping when idle, waking for work, and shutdown under load.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -18,7 +18,8 @@ using fj::test::fib;
 
 fj::task<int> tiny(int x) { co_return x + 1; }
 
-// Fails the test (instead of hanging the suite) if `body` does not finish in time: a lost wake-up shows as a hang.
+// Fails the test (instead of hanging the suite) if `body` does not finish in time: a lost wake-up shows as a
+// hang.
 template <class F>
 void within(std::chrono::seconds limit, F body) {
   auto done = std::async(std::launch::async, body);
@@ -53,8 +54,8 @@ TEST(LazyPool, IdleWorkersFallAsleep) {
 
 class LazyPoolWakeups : public ::testing::TestWithParam<std::size_t> {};
 
-// "All asleep -> submit one tiny task -> wait for it", many times. Every few cycles the test waits until every
-// worker really sleeps, so that the wake-up path is exercised from the deepest idle state.
+// "All asleep -> submit one tiny task -> wait for it", many times. Every few cycles the test waits until
+// every worker really sleeps, so that the wake-up path is exercised from the deepest idle state.
 TEST_P(LazyPoolWakeups, NoWakeUpIsLostOverManyCycles) {
   fj::lazy_pool pool(GetParam());
   auto const cycles = static_cast<int>(fj::test::scaled(100'000, 5'000));

@@ -1,8 +1,8 @@
 // In steady state a fork calls no allocator: frames go on the worker's segmented stack and the deque does not
 // grow. This binary replaces the global operator new/delete to count calls.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <cstdlib>
@@ -49,7 +49,8 @@ fj::task<long> allocations_in_second_run(int n) {
 }
 
 TEST(NoAllocation, AMillionForksCallNoAllocatorInSteadyState) {
-  if (!fj::test::can_replace_global_new) GTEST_SKIP() << "this sanitizer runtime owns the global operator new";
+  if (!fj::test::can_replace_global_new)
+    GTEST_SKIP() << "this sanitizer runtime owns the global operator new";
   fj::busy_pool pool(1);
   // fib(30) performs 1,346,268 forks.
   int const n = fj::test::scale() == 1 ? 30 : 24;

@@ -1,7 +1,7 @@
 // Pools: construction errors, misuse, concurrent roots, lifetimes, and destruction with work in flight.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <chrono>

@@ -1,7 +1,7 @@
 // Explicit scheduling: a task moves itself to a chosen worker or to another pool with fj::resume_on.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <vector>
 
@@ -91,6 +91,8 @@ TEST(ResumeOn, AnOutOfRangeWorkerIsAConfigurationError) {
   EXPECT_EQ(fj::sync_wait(pool, resume_on_bad_worker, &pool), 1);
 }
 
-TEST(ResumeOn, WorkerIndexOutsideAWorkerThrows) { EXPECT_THROW((void)fj::worker_index(), fj::not_in_worker_error); }
+TEST(ResumeOn, WorkerIndexOutsideAWorkerThrows) {
+  EXPECT_THROW((void)fj::worker_index(), fj::not_in_worker_error);
+}
 
 }  // namespace

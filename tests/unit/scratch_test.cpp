@@ -1,7 +1,7 @@
 // fj::scratch: temporary arrays on the worker's segmented stack.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <numeric>
 #include <optional>
@@ -54,7 +54,9 @@ TEST(Scratch, LargeArraysGrowTheSegmentedStack) {
   EXPECT_EQ(fj::sync_wait(pool, big_scratch, std::size_t{8} << 20), std::size_t{8} << 20);
 }
 
-TEST(Scratch, CreatingOneOutsideAWorkerThrows) { EXPECT_THROW(fj::scratch<int> s(4), fj::not_in_worker_error); }
+TEST(Scratch, CreatingOneOutsideAWorkerThrows) {
+  EXPECT_THROW(fj::scratch<int> s(4), fj::not_in_worker_error);
+}
 
 fj::task<void> free_out_of_order() {
   std::optional<fj::scratch<int>> first(std::in_place, 4);

@@ -32,8 +32,8 @@ std::atomic<std::uint64_t> g_operator_new_calls{0};
 std::atomic<bool> g_fail_next_new{false};
 }  // namespace
 
-// clang's TSan runtime defines the global operator new itself; there the replacement is left out and the tests
-// that count or fail allocations are skipped (test_config.hpp).
+// clang's TSan runtime defines the global operator new itself; there the replacement is left out and the
+// tests that count or fail allocations are skipped (test_config.hpp).
 #if FJ_TEST_CAN_REPLACE_GLOBAL_NEW
 // Out of line, so that g++ does not inline free() into a caller and then warn that it pairs with operator
 // new.

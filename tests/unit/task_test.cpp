@@ -1,7 +1,7 @@
 // Results, continuation stealing and the serial order of fj::task, fj::fork, fj::call and fj::join.
 
-#include <forkjoin/forkjoin.hpp>
 #include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
 #include <memory>
@@ -232,7 +232,8 @@ TEST(Task, TwoWorkersStealWorkFromEachOther) {
     steals = 0;
     for (const auto& s : pool.stats()) steals += s.steals;
   }
-  EXPECT_GT(steals, 0u) << "no steal in 50 runs of fib(22) on 2 workers: the stress tests would prove nothing";
+  EXPECT_GT(steals, 0u)
+      << "no steal in 50 runs of fib(22) on 2 workers: the stress tests would prove nothing";
 }
 
 }  // namespace

@@ -18,8 +18,8 @@ namespace fj::detail {
 template <class P>
 inline constexpr bool is_task_promise = std::derived_from<P, frame>;
 
-// Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes these
-// through and rejects everything else with a readable error.
+// Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes
+// these through and rejects everything else with a readable error.
 struct runtime_awaitable {};
 
 // Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
@@ -78,7 +78,8 @@ class join_awaiter {
   [[gnu::always_inline]] void await_resume() const {
     frame* const self = self_;
     if (self->steals != 0) reset_join(self);
-    if (self->exception) [[unlikely]] rethrow(self);
+    if (self->exception) [[unlikely]]
+      rethrow(self);
   }
 
  private:
@@ -109,7 +110,8 @@ struct final_awaiter {
     bool const forked = self->kind == task_kind::fork;
     h.destroy();
     if (!forked) return transfer(parent->handle());
-    if (tls_worker->owner.pop()) [[likely]] return transfer(parent->handle());
+    if (tls_worker->owner.pop()) [[likely]]
+      return transfer(parent->handle());
     return transfer(return_to_stolen_parent(parent));
   }
 

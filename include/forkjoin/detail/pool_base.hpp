@@ -1,6 +1,7 @@
 #pragma once
-// What every forkjoin pool offers, whatever its policy: shutdown, size, statistics, a description, and the core
-// that sync_wait and resume_on use. The pools (busy_pool, lazy_pool, unit_pool) only choose the configuration.
+// What every forkjoin pool offers, whatever its policy: shutdown, size, statistics, a description, and the
+// core that sync_wait and resume_on use. The pools (busy_pool, lazy_pool, unit_pool) only choose the
+// configuration.
 
 #include <cstddef>
 #include <string>

@@ -1,8 +1,8 @@
 #pragma once
-// The engine shared by forkjoin's pools (paper III-D): worker threads, their deques and submission queues, the
-// scheduler loop that runs submitted tasks and steals continuations, and the idle policy. busy_pool (spin),
-// lazy_pool (sleep, keeping one thief awake per NUMA group while work is active) and unit_pool (one worker,
-// no stealing) configure it. The sleep protocol is docs/protocols/sleep.md.
+// The engine shared by forkjoin's pools (paper III-D): worker threads, their deques and submission queues,
+// the scheduler loop that runs submitted tasks and steals continuations, and the idle policy. busy_pool
+// (spin), lazy_pool (sleep, keeping one thief awake per NUMA group while work is active) and unit_pool (one
+// worker, no stealing) configure it. The sleep protocol is docs/protocols/sleep.md.
 
 #include <pthread.h>
 #include <sched.h>
@@ -57,13 +57,14 @@ class pool_core {
 
   explicit pool_core(const config& cfg)
       : steal_(cfg.steal), idle_(cfg.idle), topology_(topology::discover()) {
-    if (cfg.options.workers == 0) throw invalid_config_error("a pool needs at least one worker (asked for 0)");
+    if (cfg.options.workers == 0)
+      throw invalid_config_error("a pool needs at least one worker (asked for 0)");
     std::size_t const n = cfg.options.workers;
     // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
     enable_asymmetric_fences();
-    // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the paper's
-    // Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake thief each in
-    // the lazy pool) come from the topology whenever the workers fit.
+    // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the
+    // paper's Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake
+    // thief each in the lazy pool) come from the topology whenever the workers fit.
     bool const fits = n <= topology_.size();
     pinned_ = fits && cfg.options.pinning == pin_policy::cores;
     placement_ = fits ? topology_.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
@@ -160,10 +161,11 @@ class pool_core {
     for (const auto& w : workers_) {
       const worker_counters& c = w->counters;
       // relaxed: statistics, read while workers may be updating them.
-      out.push_back({c.steal_attempts.load(std::memory_order_relaxed), c.steals.load(std::memory_order_relaxed),
-                     c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
-                     c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
-                     c.nanoseconds_asleep.load(std::memory_order_relaxed)});
+      out.push_back(
+          {c.steal_attempts.load(std::memory_order_relaxed), c.steals.load(std::memory_order_relaxed),
+           c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
+           c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
+           c.nanoseconds_asleep.load(std::memory_order_relaxed)});
     }
     return out;
   }
@@ -200,7 +202,8 @@ class pool_core {
     active_.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  // We were the group's last awake thief and found work: make sure another worker of the group looks for more.
+  // We were the group's last awake thief and found work: make sure another worker of the group looks for
+  // more.
   void wake_a_thief(worker_context& self) noexcept {
     for (auto& other : workers_) {
       if (other.get() != &self && other->group == self.group && other->sleep.waiters() != 0) {
@@ -224,7 +227,8 @@ class pool_core {
   [[nodiscard]] bool must_stay_awake(worker_context& w) const noexcept {
     if (!steal_) return false;
     // seq_cst: see become_active().
-    return thieves_[w.group].load(std::memory_order_seq_cst) == 0 && active_.load(std::memory_order_seq_cst) > 0;
+    return thieves_[w.group].load(std::memory_order_seq_cst) == 0 &&
+           active_.load(std::memory_order_seq_cst) > 0;
   }
 
   void sleep(worker_context& w) {
@@ -289,8 +293,8 @@ class pool_core {
 
   [[nodiscard]] bool pinned_victims() const noexcept { return pinned_ && !placement_.is_uniform(); }
 
-  // Steals one continuation and runs it. The worker's own deque counts as a victim too: a task that moved itself
-  // away with resume_on can leave its parent's continuation there.
+  // Steals one continuation and runs it. The worker's own deque counts as a victim too: a task that moved
+  // itself away with resume_on can leave its parent's continuation there.
   bool try_steal(worker_context& self) {
     deque_thief<frame*> thief = self.queue.thief();
     if (self.owner.empty()) {

@@ -11,8 +11,8 @@
 
 namespace fj::detail {
 
-// Counts roots submitted to a pool and not yet finished, so that shutting the pool down can wait for them, and
-// refuses new ones once the pool is closing.
+// Counts roots submitted to a pool and not yet finished, so that shutting the pool down can wait for them,
+// and refuses new ones once the pool is closing.
 class inflight_counter {
  public:
   // False once close_and_wait() has begun: the root must not be submitted.
@@ -50,8 +50,8 @@ struct root_base {
     std::unique_lock lock(mutex_);
     done_cv_.wait(lock, [&] { return done_; });
   }
-  // Called by the worker that finished the root. LIFETIME: the waiting thread may return from wait() and destroy
-  // *this once the lock is released; nothing of *this is touched afterwards.
+  // Called by the worker that finished the root. LIFETIME: the waiting thread may return from wait() and
+  // destroy *this once the lock is released; nothing of *this is touched afterwards.
   void complete() noexcept {
     inflight_counter* counter = inflight;
     {

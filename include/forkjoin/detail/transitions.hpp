@@ -1,8 +1,8 @@
 #pragma once
 // The slow paths of fork, join and return (paper Algorithms 4 and 5 beyond their first lines): split-counter
 // joins, moving stack ownership between workers, finishing a frame whose children outlived its body, and
-// delivering exceptions. The hot paths live inline in task.hpp and spawn.hpp. Protocol: docs/protocols/join.md,
-// stack ownership: docs/protocols/stack.md.
+// delivering exceptions. The hot paths live inline in task.hpp and spawn.hpp. Protocol:
+// docs/protocols/join.md, stack ownership: docs/protocols/stack.md.
 
 #include <atomic>
 #include <coroutine>
@@ -28,7 +28,8 @@ namespace fj::detail {
 
 // ---- stack ownership (stack.md "Ownership between workers") ----
 
-// Make `home` this worker's stack. The stack held until now must be empty: it becomes the spare (or is freed).
+// Make `home` this worker's stack. The stack held until now must be empty: it becomes the spare (or is
+// freed).
 inline void take_stack(segmented_stack* home) noexcept {
   segmented_stack* current = tls_stack;
   if (current == home) return;
@@ -69,8 +70,9 @@ inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
 
 // ---- the join counter (join.md §2-3) ----
 
-// The parent side of a join, for a frame whose continuation was stolen: returns true if every child has already
-// returned (the caller continues the frame, now on the frame's own stack), false if a child will continue it.
+// The parent side of a join, for a frame whose continuation was stolen: returns true if every child has
+// already returned (the caller continues the frame, now on the frame's own stack), false if a child will
+// continue it.
 inline bool arrive_at_join(frame* self) noexcept {
   segmented_stack* const home = self->home;
   std::uint32_t const ours = k_join_init - self->steals;
@@ -78,8 +80,8 @@ inline bool arrive_at_join(frame* self) noexcept {
   chaos_point();
   // LIFETIME: after this fetch_sub the last child may resume or finish `self` on another worker; read nothing
   // of it afterwards unless we are last.
-  // acq_rel: release publishes the frame's state (its locals, at_final) to the child that arrives last; acquire
-  // pairs with the release fetch_sub of every child that returned before us, when we are last.
+  // acq_rel: release publishes the frame's state (its locals, at_final) to the child that arrives last;
+  // acquire pairs with the release fetch_sub of every child that returned before us, when we are last.
   if (self->joins.fetch_sub(ours, std::memory_order_acq_rel) == ours) {
     take_stack(home);
     return true;
@@ -99,7 +101,8 @@ inline bool arrive_at_join(frame* self) noexcept {
 
 // True when a join needs no suspension: nothing was stolen, or every stolen-from child has already returned.
 [[gnu::always_inline]] inline bool join_is_ready(frame* self) noexcept {
-  if (self->steals == 0) [[likely]] return true;
+  if (self->steals == 0) [[likely]]
+    return true;
   return stolen_join_is_ready(self);
 }
 
@@ -107,14 +110,16 @@ inline bool arrive_at_join(frame* self) noexcept {
 // touches it now.
 inline void reset_join(frame* self) noexcept {
   self->steals = 0;
-  // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the deque.
+  // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
+  // deque.
   self->joins.store(k_join_init, std::memory_order_relaxed);
 }
 
 std::coroutine_handle<> finish(frame* self) noexcept;
 
 inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
-  if (f->at_final) [[unlikely]] return finish(f);
+  if (f->at_final) [[unlikely]]
+    return finish(f);
   return f->handle();
 }
 
@@ -132,12 +137,13 @@ inline void acquire_fence_unless_tsan() noexcept {
   chaos_point();
   // LIFETIME: after this fetch_sub the parent may be resumed (and freed) by another worker.
   // release: publishes this child's writes (its result through the out pointer, a delivered exception, the
-  // frames it freed on `home`) to whoever continues the parent. TSan does not model fences, so its build makes
-  // this RMW acq_rel instead of adding the acquire fence below (join.md §3).
-  constexpr std::memory_order child_order = tsan_build ? std::memory_order_acq_rel : std::memory_order_release;
+  // frames it freed on `home`) to whoever continues the parent. TSan does not model fences, so its build
+  // makes this RMW acq_rel instead of adding the acquire fence below (join.md §3).
+  constexpr std::memory_order child_order =
+      tsan_build ? std::memory_order_acq_rel : std::memory_order_release;
   if (parent->joins.fetch_sub(1, child_order) == 1) {
-    // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join and
-    // with the release fetch_sub of every other child, making the parent's frame and stack ours.
+    // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join
+    // and with the release fetch_sub of every other child, making the parent's frame and stack ours.
     acquire_fence_unless_tsan();
     take_stack(home);
     return resume_or_finish(parent);
@@ -171,8 +177,8 @@ inline void acquire_fence_unless_tsan() noexcept {
   broken_invariant("unknown task kind");
 }
 
-// The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may still
-// run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
+// The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may
+// still run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
 [[gnu::noinline]] inline std::coroutine_handle<> final_slow(frame* self) noexcept {
   if (self->steals != 0) {
     self->at_final = true;
