@@ -10,7 +10,7 @@ group="${1:-all}"
 test_packages=(
   g++-12 clang-19 libomp-19-dev libclang-rt-19-dev
   cmake ninja-build clang-format-19
-  libgtest-dev libbenchmark-dev libtbb-dev libhwloc-dev
+  libgtest-dev libbenchmark-dev libtbb-dev libhwloc-dev pkg-config
 )
 bench_packages=(valgrind gnuplot-nox)
 

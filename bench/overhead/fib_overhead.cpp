@@ -91,7 +91,8 @@ int main(int argc, char** argv) {
   long const expect = fib_expected(n);
   // Each measurement makes its own pool, warms it up (stacks and deques grow to size) and destroys it
   // afterwards: idle busy workers spin, and a pool left alive would steal CPU from the one being measured.
-  // --only skips the warm-up so that instruction counts at two sizes differ by exactly the forks between them.
+  // --only skips the warm-up so that instruction counts at two sizes differ by exactly the forks between
+  // them.
   bool const warm_up = only.empty();
   struct variant {
     const char* name;

@@ -23,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -35,6 +36,10 @@
 #endif
 
 #include "forkjoin/errors.hpp"
+
+#if defined(FJ_HAVE_HWLOC) && FJ_HAVE_HWLOC
+#include <hwloc.h>
+#endif
 
 namespace fj {
 
@@ -99,10 +104,21 @@ class topology {
     return topology(std::move(cores), "uniform (" + why + "): " + std::to_string(n) + " cores");
   }
 
-  // This machine's CPUs that the calling thread may run on, read from Linux sysfs (no hwloc). Falls back to
-  // uniform(hardware_concurrency) when sysfs cannot be read; description() says which happened. Never throws
-  // for a missing or odd sysfs.
-  static topology discover() { return from_sysfs("/sys/devices/system", true); }
+  // This machine's CPUs that the calling thread may run on: from hwloc when forkjoin was built with it
+  // (FJ_HAVE_HWLOC, the CMake option FJ_WITH_HWLOC), else from Linux sysfs. Falls back to
+  // uniform(hardware_concurrency) when neither works; description() says which happened. Never throws.
+  static topology discover() {
+#if defined(FJ_HAVE_HWLOC) && FJ_HAVE_HWLOC
+    if (std::optional<topology> t = from_hwloc()) return std::move(*t);
+#endif
+    return from_sysfs("/sys/devices/system", true);
+  }
+
+#if defined(FJ_HAVE_HWLOC) && FJ_HAVE_HWLOC
+  // The topology as hwloc sees it (processing units the process may use, their ancestors, NUMA nodes), or
+  // nothing if hwloc fails.
+  static std::optional<topology> from_hwloc();
+#endif
 
   // The topology described by a sysfs tree at `root` (normally /sys/devices/system: root/cpu/online,
   // root/cpu/cpuN/{topology,cache}, root/node/nodeM/cpulist), for tests with a fake tree. With
@@ -530,5 +546,43 @@ inline topology topology::from_sysfs(const std::filesystem::path& root, bool onl
     return fallback(std::string("sysfs discovery failed: ") + e.what());
   }
 }
+
+#if defined(FJ_HAVE_HWLOC) && FJ_HAVE_HWLOC
+inline std::optional<topology> topology::from_hwloc() {
+  hwloc_topology_t handle = nullptr;
+  if (hwloc_topology_init(&handle) != 0) return std::nullopt;
+  struct closer {
+    hwloc_topology_t h;
+    ~closer() { hwloc_topology_destroy(h); }
+  } const close{handle};
+  if (hwloc_topology_load(handle) != 0) return std::nullopt;
+  int const count = hwloc_get_nbobjs_by_type(handle, HWLOC_OBJ_PU);
+  if (count <= 0) return std::nullopt;
+  std::vector<core> cores;
+  std::set<unsigned> nodes;
+  for (int i = 0; i < count; ++i) {
+    hwloc_obj_t const pu = hwloc_get_obj_by_type(handle, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    core k;
+    k.cpu = pu->os_index;
+    int const node = pu->nodeset != nullptr ? hwloc_bitmap_first(pu->nodeset) : -1;
+    k.numa_node = node < 0 ? 0U : static_cast<unsigned>(node);
+    // NUMA nodes hang off the CPU tree in hwloc 2 (memory children), so the node comes first in the path,
+    // then every CPU-side ancestor below the machine (package, caches, core), outermost first.
+    std::vector<std::uint32_t> below;
+    for (hwloc_obj_t a = pu->parent; a != nullptr && a->parent != nullptr; a = a->parent) {
+      below.push_back(static_cast<std::uint32_t>(a->logical_index));
+    }
+    k.path.push_back(k.numa_node);
+    k.path.insert(k.path.end(), below.rbegin(), below.rend());
+    nodes.insert(k.numa_node);
+    cores.push_back(std::move(k));
+  }
+  std::string text = "hwloc: " + std::to_string(cores.size()) + " processing unit(s), " +
+                     std::to_string(nodes.size()) + " NUMA node(s)";
+  topology t(std::move(cores), std::move(text));
+  t.description_ += t.is_uniform() ? "; all cores at distance 1 (uniform victims)" : "; Eq. 6 victim weights";
+  return t;
+}
+#endif
 
 }  // namespace fj

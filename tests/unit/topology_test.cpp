@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -283,3 +284,20 @@ TEST(Topology, MissingSysfsFallsBackToUniformAndSaysSo) {
 }
 
 }  // namespace
+
+#if defined(FJ_HAVE_HWLOC) && FJ_HAVE_HWLOC
+namespace {
+
+TEST(TopologyHwloc, DiscoveryUsesHwlocAndAgreesWithSysfsOnTheCoreCount) {
+  const fj::topology found = fj::topology::discover();
+  EXPECT_EQ(found.description().rfind("hwloc:", 0), 0U) << found.description();
+  const fj::topology sysfs = fj::topology::from_sysfs("/sys/devices/system", true);
+  EXPECT_EQ(found.size(), sysfs.size()) << found.description() << " / " << sysfs.description();
+  std::set<unsigned> cpus;
+  for (std::size_t i = 0; i < found.size(); ++i) cpus.insert(found.cpu(i));
+  EXPECT_EQ(cpus.size(), found.size()) << "every processing unit appears once";
+  EXPECT_EQ(found.numa_nodes(), sysfs.numa_nodes());
+}
+
+}  // namespace
+#endif

@@ -48,8 +48,9 @@ struct frame {
   std::atomic<bool> exception_claimed{false};
   std::exception_ptr exception;
 
-  // parent/root and coro are left for their writers (the fork/call awaiter or sync_wait; get_return_object): they
-  // are written before anyone reads them, and skipping two stores per task is measurable on fork-heavy code.
+  // parent/root and coro are left for their writers (the fork/call awaiter or sync_wait; get_return_object):
+  // they are written before anyone reads them, and skipping two stores per task is measurable on fork-heavy
+  // code.
   explicit frame(segmented_stack* h) noexcept : home(h) {}
 
   [[nodiscard]] std::coroutine_handle<> handle() const noexcept {

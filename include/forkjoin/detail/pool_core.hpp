@@ -238,8 +238,13 @@ class pool_core {
     // Re-check after announcing ourselves (event count protocol): work or stop that arrived before the
     // announcement is seen here; anything later notifies us.
     // acquire: pairs with the release store in stop_workers().
-    if (work_visible(w) || must_stay_awake(w) || stop_.load(std::memory_order_acquire)) {
+    if (work_visible(w) || stop_.load(std::memory_order_acquire)) {
       w.sleep.cancel_wait();
+    } else if (must_stay_awake(w)) {
+      w.sleep.cancel_wait();
+      // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
+      // worker that woke it (measured: without this a wake-up took 1.8 ms instead of 3 us on 2 cores).
+      std::this_thread::yield();
     } else {
       worker_counters::bump(w.counters.sleeps);
       auto const t0 = std::chrono::steady_clock::now();
