@@ -5,7 +5,7 @@
 #
 # Configurations (CMake presets, see CMakePresets.json) and the ctest labels each one runs:
 #   format                       scripts/format-check.sh (clang-format-19, .clang-format)
-#   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, and the benchmarks' own)
+#   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, fuzz (clang), bench-quick)
 #   clang-tsan, gcc-tsan         unit, stress
 #   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
 # Environment:
