@@ -35,7 +35,8 @@ void expect_equal(std::string_view what, const T& computed, const T& expected) {
 }
 
 inline void expect_close(std::string_view what, double computed, double expected, double relative_tolerance) {
-  if (!(std::abs(computed - expected) <= relative_tolerance * std::abs(expected)) || corrupt_answers_for_test()) {
+  if (!(std::abs(computed - expected) <= relative_tolerance * std::abs(expected)) ||
+      corrupt_answers_for_test()) {
     std::ostringstream message;
     message.precision(17);
     message << what << ": computed " << computed << ", expected " << expected << " within a relative "
