@@ -14,7 +14,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -55,8 +54,7 @@ class pool_core {
     const char* kind = "pool";
   };
 
-  explicit pool_core(const config& cfg)
-      : steal_(cfg.steal), idle_(cfg.idle), topology_(topology::discover()) {
+  explicit pool_core(const config& cfg) : steal_(cfg.steal), idle_(cfg.idle) {
     if (cfg.options.workers == 0)
       throw invalid_config_error("a pool needs at least one worker (asked for 0)");
     std::size_t const n = cfg.options.workers;
@@ -65,14 +63,15 @@ class pool_core {
     // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the
     // paper's Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake
     // thief each in the lazy pool) come from the topology whenever the workers fit.
-    bool const fits = n <= topology_.size();
+    topology const found = topology::discover();
+    bool const fits = n <= found.size();
     pinned_ = fits && cfg.options.pinning == pin_policy::cores;
-    placement_ = fits ? topology_.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
+    placement_ = fits ? found.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
     groups_ = std::max<std::size_t>(1, placement_.numa_nodes());
     thieves_ = std::make_unique<std::atomic<std::int64_t>[]>(groups_);
     description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
                    (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
-                   "; topology: " + topology_.description() +
+                   "; topology: " + found.description() +
                    (fits ? "" : " (oversubscribed: uniform random victims)");
 
     workers_.reserve(n);
@@ -127,7 +126,6 @@ class pool_core {
     return n;
   }
   [[nodiscard]] const std::string& description() const noexcept { return description_; }
-  [[nodiscard]] inflight_counter& inflight() noexcept { return inflight_; }
 
   // Hands a root (kind root, its own stack as home) to a worker. Throws fj::pool_closed_error once shutdown
   // has begun.
@@ -358,7 +356,6 @@ class pool_core {
 
   bool const steal_;
   idle_policy const idle_;
-  topology topology_;
   topology placement_ = topology::uniform(1);
   bool pinned_ = false;
   std::size_t groups_ = 1;
