@@ -7,7 +7,10 @@
 #    idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays)
 # 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
 #                 results go to ./results unless --out is given
-# Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2).
+# 3. fj-memory:   stack memory and maximum resident set against Theorem 2 (docs/verification/memory-bound.md);
+#                 results in results/memory/, its table appended to fj-bench's report.md; fails the job if a
+#                 stack peak exceeds the bound. --scale quick is passed on to it.
+# Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2), FJ_MEMORY_ARGS (more fj-memory options).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -64,8 +67,43 @@ else
   echo "bench: no fj-bench target yet (bench/suite), skipped"
 fi
 
+# fj-bench's report: the --out it was given, else $results.
+report_dir="$results"
+previous=""
+for arg in "$@"; do
+  [[ "$previous" == --out ]] && report_dir="$arg"
+  [[ "$arg" == --out=* ]] && report_dir="${arg#--out=}"
+  previous="$arg"
+done
+
+memory_failed=0
+if [[ $wants_help -eq 1 ]]; then
+  :
+elif has_target fj-memory; then
+  cmake --build "$dir" -j "$jobs" --target fj-memory
+  memory_args=(--out "$results/memory")
+  [[ " $* " == *" --scale quick "* || " $* " == *" --scale=quick "* ]] && memory_args+=(--scale quick)
+  read -r -a extra_memory_args <<<"${FJ_MEMORY_ARGS:-}"
+  memory_args+=("${extra_memory_args[@]}")
+  echo "=== fj-memory ${memory_args[*]}: stack memory against Theorem 2 (also in $results/memory/)"
+  rm -f "$results/memory/memory.md" "$results/memory/memory.csv"
+  if ! "$dir/bin/fj-memory" "${memory_args[@]}" </dev/null; then
+    memory_failed=1
+    echo "bench: fj-memory: a stack peak exceeded the bound, or a run failed (see above)" >&2
+  fi
+  if [[ -f "$report_dir/report.md" && -f "$results/memory/memory.md" ]]; then
+    { echo; sed 's/^#/##/' "$results/memory/memory.md"; } >>"$report_dir/report.md"
+  fi
+  ran=$((ran + 1))
+else
+  echo "bench: no fj-memory target yet (bench/memory), skipped"
+fi
+
 if [[ $ran -eq 0 ]]; then
   echo "bench: nothing to run" >&2
   exit 1
 fi
 echo "=== results in $results/"
+if [[ $memory_failed -ne 0 ]]; then
+  exit 1
+fi
