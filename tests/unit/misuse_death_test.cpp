@@ -1,0 +1,298 @@
+// Misuse gets a named error: every misuse the runtime detects, run in a child process (GoogleTest death
+// tests, "threadsafe" style: the child re-executes this program, since pools have threads), checking the text
+// the process prints as it dies. The expected texts are written out here, not taken from the library, so a
+// changed message fails these tests; README "Misuse and what it produces" lists the same cases.
+//
+// Typed errors (fj::not_in_worker_error, fj::deadlock_error, fj::pool_closed_error, ...) are checked by
+// letting them escape uncaught: the C++ runtime's terminate handler (libstdc++'s, with both compilers here)
+// then names the exception's type and prints its what(). Misuse that cannot be reported by an exception (in
+// a destructor, or a broken runtime invariant) stops the process with a message from forkjoin itself.
+
+#include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "support/fib.hpp"
+
+namespace {
+
+using fj::test::fib;
+
+// `text` as a POSIX extended regular expression that matches exactly it.
+std::string literal(std::string_view text) {
+  std::string out;
+  for (char const c : text) {
+    if (std::string_view(".[]{}()\\*+?^$|").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+// What the terminate handler prints for an uncaught exception of `type` whose what() is `message`.
+std::string uncaught(std::string_view type, std::string_view message) {
+  return "terminate called after throwing an instance of '" + literal(type) + "'.*what\\(\\): +" +
+         literal(message);
+}
+
+// Runs `statement` on a thread of its own with no handler anywhere above it, so that an exception it throws
+// is not caught by anyone (GoogleTest would catch it on the test's thread). With no handler, the runtime
+// calls std::terminate before unwinding, while the exception is still current, and the terminate handler
+// names it. (Leaving a noexcept function instead is not enough: with g++-12 the handler then printed
+// "terminate called without an active exception" whenever the statement had locals to destroy.)
+template <class F>
+void uncaught_from(F statement) {
+  std::thread(statement).join();
+}
+
+class MisuseDeathTest : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+// ---- tasks outside a pool ----
+
+constexpr std::string_view k_not_in_worker =
+    "fj: a task was created outside a forkjoin worker; start it with fj::sync_wait(pool, fn, args...)";
+
+TEST_F(MisuseDeathTest, CallingATaskFunctionOutsideAWorkerNamesNotInWorkerError) {
+  EXPECT_DEATH(uncaught_from([] { (void)fib(3); }), uncaught("fj::not_in_worker_error", k_not_in_worker));
+}
+
+TEST_F(MisuseDeathTest, ForkingOutsideAWorkerNamesNotInWorkerError) {
+  EXPECT_DEATH(uncaught_from([] { (void)fj::fork(fib, 3); }),
+               uncaught("fj::not_in_worker_error", k_not_in_worker));
+}
+
+TEST_F(MisuseDeathTest, AScratchArrayOutsideAWorkerNamesNotInWorkerError) {
+  EXPECT_DEATH(uncaught_from([] { fj::scratch<int> a(4); }),
+               uncaught("fj::not_in_worker_error", k_not_in_worker));
+}
+
+TEST_F(MisuseDeathTest, AskingForTheWorkerIndexOutsideAWorkerNamesNotInWorkerError) {
+  EXPECT_DEATH(uncaught_from([] { (void)fj::worker_index(); }),
+               uncaught("fj::not_in_worker_error", k_not_in_worker));
+}
+
+// ---- waiting on a pool from its own worker ----
+
+fj::task<long> sync_wait_on_own_pool(fj::busy_pool* pool) { co_return fj::sync_wait(*pool, fib, 3); }
+
+TEST_F(MisuseDeathTest, SyncWaitFromAWorkerOfTheSamePoolNamesDeadlockError) {
+  EXPECT_DEATH(
+      uncaught_from([] {
+        fj::busy_pool pool(2);
+        (void)fj::sync_wait(pool, sync_wait_on_own_pool, &pool);
+      }),
+      uncaught("fj::deadlock_error",
+               "fj: sync_wait called from a worker of the same pool (this would deadlock); inside a task use "
+               "co_await fj::call(...)"));
+}
+
+// ---- a closed pool ----
+
+constexpr std::string_view k_pool_closed = "fj: work submitted to a pool that is shutting down";
+
+TEST_F(MisuseDeathTest, SubmittingToAShutDownPoolNamesPoolClosedError) {
+  EXPECT_DEATH(uncaught_from([] {
+                 fj::lazy_pool pool(2);
+                 pool.shutdown();
+                 (void)fj::sync_wait(pool, fib, 3);
+               }),
+               uncaught("fj::pool_closed_error", k_pool_closed));
+}
+
+// A pool's destructor shuts it down before anything is freed: a submission from another thread while the
+// destructor waits for work in flight is refused the same way.
+fj::task<int> hold_until(std::atomic<bool>* started, std::atomic<bool>* release) {
+  started->store(true, std::memory_order_release);
+  while (!release->load(std::memory_order_acquire)) std::this_thread::yield();
+  co_return 1;
+}
+
+TEST_F(MisuseDeathTest, SubmittingToAPoolWhoseDestructorRunsNamesPoolClosedError) {
+  EXPECT_DEATH(uncaught_from([] {
+                 std::atomic<bool> started{false};
+                 std::atomic<bool> release{false};
+                 std::optional<fj::busy_pool> pool(std::in_place, 2);
+                 std::thread holder([&] { (void)fj::sync_wait(*pool, hold_until, &started, &release); });
+                 while (!started.load(std::memory_order_acquire)) std::this_thread::yield();
+                 // The destructor closes the pool, then waits for hold_until, which waits for the `late`
+                 // thread: its submission, made while the destructor waits, is refused, and the refusal
+                 // terminates the process while the pool object still exists. Should the submission come
+                 // before the destructor has begun (this thread descheduled for 200 ms), its root goes to the
+                 // idle second worker (roots are dealt round robin), completes and releases hold_until, and
+                 // the statement ends without dying: a failure, not a hang.
+                 std::thread late([&] {
+                   std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                   (void)fj::sync_wait(*pool, fib, 3);
+                   release.store(true, std::memory_order_release);
+                 });
+                 pool.reset();
+                 late.join();
+                 holder.join();
+               }),
+               uncaught("fj::pool_closed_error", k_pool_closed));
+}
+
+// ---- shutting a pool down from inside it ----
+
+constexpr std::string_view k_shut_down_by_own_worker =
+    "fj: internal invariant broken: a pool was shut down by one of its own workers";
+
+fj::task<void> shut_down(fj::busy_pool* pool) {
+  pool->shutdown();
+  co_return;
+}
+
+TEST_F(MisuseDeathTest, ShuttingAPoolDownFromItsOwnWorkerStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        fj::busy_pool pool(2);
+        fj::sync_wait(pool, shut_down, &pool);
+      },
+      literal(k_shut_down_by_own_worker));
+}
+
+fj::task<void> destroy(std::optional<fj::lazy_pool>* pool) {
+  pool->reset();
+  co_return;
+}
+
+TEST_F(MisuseDeathTest, DestroyingAPoolFromItsOwnWorkerStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        std::optional<fj::lazy_pool> pool(std::in_place, 1);
+        fj::sync_wait(*pool, destroy, &pool);
+      },
+      literal(k_shut_down_by_own_worker));
+}
+
+// ---- configuration ----
+
+TEST_F(MisuseDeathTest, APoolWithoutWorkersNamesInvalidConfigError) {
+  EXPECT_DEATH(uncaught_from([] { fj::busy_pool pool(0); }),
+               uncaught("fj::invalid_config_error",
+                        "fj: invalid pool configuration: a pool needs at least one worker (asked for 0)"));
+}
+
+fj::task<void> move_to_worker(fj::busy_pool* pool, std::size_t worker) {
+  co_await fj::resume_on(*pool, worker);
+}
+
+TEST_F(MisuseDeathTest, ResumingOnAWorkerThatDoesNotExistNamesInvalidConfigError) {
+  EXPECT_DEATH(uncaught_from([] {
+                 fj::busy_pool pool(2);
+                 fj::sync_wait(pool, move_to_worker, &pool, std::size_t{2});
+               }),
+               uncaught("fj::invalid_config_error",
+                        "fj: invalid pool configuration: resume_on: worker 2 of a pool of 2"));
+}
+
+// ---- fork-join scopes whose continuation was stolen ----
+
+// Returns once its parent's continuation has been stolen: the parent sets the flag only after the fork, and
+// the worker that forked is busy here, so only a thief can have run it.
+fj::task<void> wait_for_steal(std::atomic<bool>* stolen) {
+  while (!stolen->load(std::memory_order_acquire)) std::this_thread::yield();
+  co_return;
+}
+
+fj::task<void> resume_on_in_open_scope(fj::busy_pool* pool, std::atomic<bool>* stolen) {
+  co_await fj::fork(wait_for_steal, stolen);
+  stolen->store(true, std::memory_order_release);
+  co_await fj::resume_on(*pool);
+  co_await fj::join;
+}
+
+TEST_F(MisuseDeathTest, ResumeOnAfterAStealBeforeTheJoinNamesError) {
+  EXPECT_DEATH(
+      uncaught_from([] {
+        std::atomic<bool> stolen{false};
+        fj::busy_pool pool(2);
+        fj::sync_wait(pool, resume_on_in_open_scope, &pool, &stolen);
+      }),
+      uncaught(
+          "fj::error",
+          "fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
+          "first"));
+}
+
+// ---- scratch arrays ----
+
+constexpr std::string_view k_scratch_misuse =
+    "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the first "
+    "fork "
+    "and let them die after the join)";
+
+fj::task<void> scratch_freed_out_of_order() {
+  std::optional<fj::scratch<int>> first(std::in_place, 8);
+  fj::scratch<int> second(8);
+  first.reset();
+  co_return;
+}
+
+TEST_F(MisuseDeathTest, AScratchArrayFreedOutOfOrderStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        fj::lazy_pool pool(1);
+        fj::sync_wait(pool, scratch_freed_out_of_order);
+      },
+      literal(k_scratch_misuse));
+}
+
+// The array is made by the stolen continuation on the thief's stack and dies after the join, when the frame
+// is back on its own stack. Which check fires depends on who arrives last at the join: if the child is still
+// running, the frame resumes on its stack and the scratch destructor reports the misuse; if the child has
+// returned, the thief itself must take the frame's stack back while the array still sits on its own, and the
+// runtime stops at that broken invariant instead.
+fj::task<void> scratch_across_a_join(std::atomic<bool>* stolen) {
+  co_await fj::fork(wait_for_steal, stolen);
+  stolen->store(true, std::memory_order_release);
+  fj::scratch<int> inside(8);
+  co_await fj::join;
+}
+
+TEST_F(MisuseDeathTest, AScratchArrayLivingAcrossAJoinStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        std::atomic<bool> stolen{false};
+        fj::busy_pool pool(2);
+        fj::sync_wait(pool, scratch_across_a_join, &stolen);
+      },
+      literal(k_scratch_misuse) + "|" +
+          literal("fj: internal invariant broken: a worker adopting a stack still had frames on its own"));
+}
+
+// ---- the segmented stack's own checks (internal, reached only through fj::detail) ----
+
+TEST_F(MisuseDeathTest, AStackDestroyedWithFramesOnItStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        fj::detail::segmented_stack stack;
+        (void)stack.allocate(64);
+      },
+      literal(
+          "fj: internal invariant broken: segmented_stack destroyed while frames are still allocated on it"));
+}
+
+TEST_F(MisuseDeathTest, FreeingAFrameThatIsNotTheLastStopsTheProcessInCheckedBuilds) {
+  if (!fj::detail::k_stack_checks)
+    GTEST_SKIP() << "deallocate() checks its argument only in debug and ASan builds";
+  EXPECT_DEATH(
+      {
+        fj::detail::segmented_stack stack;
+        void* const first = stack.allocate(64);
+        (void)stack.allocate(64);
+        stack.deallocate(first, 64);
+      },
+      literal("fj: internal invariant broken: segmented_stack::deallocate of a block that is not the last "
+              "allocation"));
+}
+
+}  // namespace
