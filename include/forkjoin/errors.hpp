@@ -2,6 +2,7 @@
 // The typed errors forkjoin reports for misuse and bad configuration. User exceptions thrown by tasks
 // travel unchanged to the parent's join (or to sync_wait); these are forkjoin's own.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,34 @@ class deadlock_error : public error {
 class invalid_config_error : public error {
  public:
   explicit invalid_config_error(const std::string& what) : error("fj: invalid pool configuration: " + what) {}
+};
+
+// A task's segmented stack would have grown beyond the pool's stack budget (pool_options::stack_budget): the
+// recursion is deeper, or its frames larger, than the budget allows. Thrown by the frame allocation of the
+// task being created, so it unwinds the recursion like any exception and reaches the join or sync_wait.
+class stack_budget_error : public error {
+ public:
+  stack_budget_error(std::size_t budget, std::size_t request, std::size_t would_hold)
+      : error("fj: stack budget of " + std::to_string(budget) + " bytes exceeded: a frame of " +
+              std::to_string(request) + " bytes needed a new stacklet, which would make the stack hold " +
+              std::to_string(would_hold) +
+              " bytes (recursion too deep, or a frame too large); raise fj::pool_options::stack_budget, or "
+              "set it to fj::unlimited_stack_budget"),
+        budget_(budget),
+        request_(request),
+        would_hold_(would_hold) {}
+
+  // The budget in force, in bytes of stacklet memory per stack.
+  [[nodiscard]] std::size_t budget() const noexcept { return budget_; }
+  // The size of the frame (or fj::scratch array) that could not be allocated.
+  [[nodiscard]] std::size_t request() const noexcept { return request_; }
+  // The stacklet memory the stack would have held with the new stacklet.
+  [[nodiscard]] std::size_t would_hold() const noexcept { return would_hold_; }
+
+ private:
+  std::size_t budget_;
+  std::size_t request_;
+  std::size_t would_hold_;
 };
 
 // Work was submitted to a pool whose destructor has already started.

@@ -22,12 +22,24 @@ enum class pin_policy {
   cores,  // worker i on core i when there are no more workers than cores (else as none); victims by Eq. 6
 };
 
+// pool_options::stack_budget without a limit.
+inline constexpr std::size_t unlimited_stack_budget = ~std::size_t{0};
+
+// The default stack budget: 1 GiB of stacklet memory per stack (docs/protocols/stack.md "Stack budget"). Far
+// more than real recursion needs (10^6 nested frames of 200 bytes fit in a quarter of it), small enough that
+// runaway recursion ends in fj::stack_budget_error instead of exhausting the machine's memory.
+inline constexpr std::size_t default_stack_budget = std::size_t{1} << 30;
+
 struct pool_options {
   std::size_t workers = default_worker_count();  // must be at least 1
   // OS stack of each worker thread; 0 keeps the system default. Tasks do not run on it (their frames live on
   // segmented stacks), so a small stack such as 64 KiB is enough unless tasks call deep ordinary recursion.
   std::size_t thread_stack_size = 0;
   pin_policy pinning = pin_policy::none;
+  // The most stacklet memory (bytes, headers included) any one segmented stack of this pool may hold: a task
+  // whose frame would take its stack beyond it is not created, and fj::stack_budget_error is thrown where it
+  // was forked or called. At least 4096 (one stacklet); unlimited_stack_budget disables the check.
+  std::size_t stack_budget = default_stack_budget;
 };
 
 // Per-worker counters, cheap enough to be always on: each is written only by its worker, on the scheduler's

@@ -53,7 +53,9 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
   auto stack = std::make_unique<segmented_stack>();
   promise<T>* root = nullptr;
   {
+    // The root frame is made here, on the calling thread: under the pool's budget, as on its workers.
     stack_scope scope(stack.get());
+    stack_budget_scope budget(core.stack_budget());
     root = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release();
   }
   root->kind = task_kind::root;

@@ -16,6 +16,7 @@
 #include <memory>
 #include <new>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -454,6 +455,52 @@ TEST(SegmentedStack, AllocatorFailurePropagatesAndLeavesTheFramesUnchanged) {
   s.deallocate(b.p, b.n);
   s.deallocate(a.p, a.n);
   EXPECT_TRUE(s.empty());
+}
+
+TEST(SegmentedStack, GrowthBeyondTheBudgetThrowsANamedErrorAndLeavesTheFramesUnchanged) {
+  segmented_stack s;
+  // The bottom stacklet and the next (twice its size) fit; the third does not.
+  std::size_t const budget = 3 * first_block;
+  fj::detail::stack_budget_scope scope(budget);
+  block a = push(s, first_capacity, 1);       // fills the bottom stacklet
+  block b = push(s, 2 * first_block - c, 2);  // fills the second
+  const std::size_t used = s.used_bytes();
+  EXPECT_EQ(s.reserved_bytes(), budget);
+  try {
+    (void)s.allocate(100);
+    FAIL() << "the stack grew beyond its budget";
+  } catch (const fj::stack_budget_error& e) {
+    EXPECT_EQ(e.budget(), budget);
+    EXPECT_EQ(e.request(), 100u);
+    EXPECT_EQ(e.would_hold(), budget + 4 * first_block);
+    EXPECT_NE(std::string(e.what()).find("stack budget of 12288 bytes exceeded: a frame of 100 bytes"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(s.used_bytes(), used);
+  EXPECT_EQ(s.reserved_bytes(), budget);
+  ASSERT_TRUE(intact(b));
+  ASSERT_TRUE(intact(a));
+  {
+    // A larger budget lets the same request through.
+    fj::detail::stack_budget_scope more(budget + 4 * first_block);
+    block d = push(s, 100, 3);
+    ASSERT_TRUE(intact(d));
+    s.deallocate(d.p, d.n);
+  }
+  s.deallocate(b.p, b.n);
+  s.deallocate(a.p, a.n);
+  EXPECT_TRUE(s.empty());
+}
+
+TEST(SegmentedStack, TheBudgetScopeRestoresThePreviousBudget) {
+  std::size_t const outer = fj::detail::tls_stack_budget;
+  {
+    fj::detail::stack_budget_scope scope(5000);
+    EXPECT_EQ(fj::detail::tls_stack_budget, 5000u);
+  }
+  EXPECT_EQ(fj::detail::tls_stack_budget, outer);
+  EXPECT_EQ(outer, ~std::size_t{0}) << "threads outside a pool have no budget";
 }
 
 TEST(SegmentedStack, OwnershipMovesBetweenThreadsAfterAJoin) {

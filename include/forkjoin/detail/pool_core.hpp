@@ -54,9 +54,14 @@ class pool_core {
     const char* kind = "pool";
   };
 
-  explicit pool_core(const config& cfg) : steal_(cfg.steal), idle_(cfg.idle) {
+  explicit pool_core(const config& cfg)
+      : steal_(cfg.steal), idle_(cfg.idle), stack_budget_(cfg.options.stack_budget) {
     if (cfg.options.workers == 0)
       throw invalid_config_error("a pool needs at least one worker (asked for 0)");
+    if (stack_budget_ < segmented_stack::k_first_stacklet_bytes)
+      throw invalid_config_error("stack_budget must be at least " +
+                                 std::to_string(segmented_stack::k_first_stacklet_bytes) +
+                                 " bytes, one stacklet (asked for " + std::to_string(stack_budget_) + ")");
     std::size_t const n = cfg.options.workers;
     // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
     enable_asymmetric_fences();
@@ -126,6 +131,9 @@ class pool_core {
     return n;
   }
   [[nodiscard]] const std::string& description() const noexcept { return description_; }
+
+  // pool_options::stack_budget: the most stacklet memory any stack of this pool may hold.
+  [[nodiscard]] std::size_t stack_budget() const noexcept { return stack_budget_; }
 
   // Hands a root (kind root, its own stack as home) to a worker. Throws fj::pool_closed_error once shutdown
   // has begun.
@@ -329,6 +337,9 @@ class pool_core {
 
   void run(worker_context& w) {
     tls_worker = &w;
+    // Every stack this worker grows (its own, adopted ones, roots' and fresh ones after steals) is grown on
+    // this thread, so the pool's budget applies to all of them.
+    tls_stack_budget = stack_budget_;
     tls_stack = new segmented_stack();
     pin(w);
     std::uint32_t idle_rounds = 0;
@@ -356,6 +367,7 @@ class pool_core {
 
   bool const steal_;
   idle_policy const idle_;
+  std::size_t const stack_budget_;
   topology placement_ = topology::uniform(1);
   bool pinned_ = false;
   std::size_t groups_ = 1;

@@ -18,12 +18,17 @@
 //   - When a new stacklet must be made and the cached one is too small, the cache is freed first.
 //   - Theorem 1's 4M does not hold for the paper's own rules (stack.md "Memory bound" has a counterexample);
 //     what this stack guarantees, for M bytes in use, is 3 * k_first_stacklet_bytes + c * log2(M + c) + 8M.
+// A stack may hold at most the stack budget of the thread that grows it (pool_options::stack_budget on a
+// worker, stack.md "Stack budget"); checked only when a stacklet is made.
 
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <new>
+
+#include "forkjoin/detail/fault_injection.hpp"
+#include "forkjoin/errors.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FJ_DETAIL_STACK_ASAN 1
@@ -58,6 +63,25 @@ inline constexpr bool k_stack_checks = false;
 #endif
 
 class segmented_stack;
+
+// The most stacklet memory (bytes of heap blocks, headers and the cache included) one stack may hold while
+// it is grown on this thread. A pool's workers set it to pool_options::stack_budget; other threads have no
+// limit, except while sync_wait creates a root frame (stack_budget_scope).
+inline constinit thread_local std::size_t tls_stack_budget = ~std::size_t{0};
+
+// Sets this thread's stack budget for a scope, then restores it.
+class stack_budget_scope {
+ public:
+  explicit stack_budget_scope(std::size_t budget) noexcept : saved_(tls_stack_budget) {
+    tls_stack_budget = budget;
+  }
+  ~stack_budget_scope() { tls_stack_budget = saved_; }
+  stack_budget_scope(const stack_budget_scope&) = delete;
+  stack_budget_scope& operator=(const stack_budget_scope&) = delete;
+
+ private:
+  std::size_t saved_;
+};
 
 // Process-wide bytes of stacklet memory (headers included), for the memory-bound reports. Updated only when a
 // stacklet is created or freed, never on the hot path.
@@ -146,14 +170,17 @@ class segmented_stack {
   }
 
   // Returns n bytes aligned to k_frame_align (n is rounded up to a multiple of it; 0 counts as 1).
-  // Throws std::bad_alloc if a new stacklet is needed and cannot be made; the stack's frames are unchanged.
+  // Throws std::bad_alloc if a new stacklet is needed and cannot be made, fj::stack_budget_error if it would
+  // take the stack over tls_stack_budget; the stack's frames are unchanged either way.
   [[nodiscard]] void* allocate(std::size_t n) {
+    fault_injection::before_frame_allocation();
     // n - 1 wraps for n == 0, sending it to the slow path. limit_ - sp_ is a multiple of k_frame_align, so
     // n <= avail implies round_up(n) <= avail, and round_up cannot overflow here.
     if (n - 1 < static_cast<std::size_t>(limit_ - sp_)) [[likely]] {
       std::byte* const p = sp_;
       sp_ = p + round_up(n);
       unpoison(p, n);
+      fault_injection::frame_allocated();
       return p;
     }
     return allocate_slow(n);
@@ -166,6 +193,7 @@ class segmented_stack {
       check_last(q, n);
     }
     poison(q, round_up(n == 0 ? 1 : n));
+    fault_injection::frame_freed();
     sp_ = q;
     // Only a stacklet's bottom allocation empties it: once per stacklet crossing, so well predicted.
     if (q == base_) [[unlikely]] {
@@ -219,8 +247,18 @@ class segmented_stack {
     }
   }
 
-  // Makes a stacklet of `bytes` (header included) linked after `prev`; poisoned until allocated from.
-  [[nodiscard]] stacklet* make_stacklet(std::size_t bytes, stacklet* prev) {
+  // A stacklet of `bytes` for a request of `request` bytes would take the stack over its budget.
+  [[noreturn, gnu::cold, gnu::noinline]] void budget_exceeded(std::size_t request, std::size_t bytes) const {
+    std::size_t const max = ~std::size_t{0};
+    throw stack_budget_error(tls_stack_budget, request, bytes > max - reserved_ ? max : reserved_ + bytes);
+  }
+
+  // Makes a stacklet of `bytes` (header included) linked after `prev`, for a request of `request` bytes;
+  // poisoned until allocated from.
+  [[nodiscard]] stacklet* make_stacklet(std::size_t bytes, stacklet* prev, std::size_t request) {
+    std::size_t const budget = tls_stack_budget;
+    if (reserved_ > budget || bytes > budget - reserved_) budget_exceeded(request, bytes);
+    fault_injection::before_stacklet_allocation();
     void* const mem = ::operator new(bytes);
     auto* const s = ::new (mem) stacklet{prev, nullptr, nullptr, static_cast<std::byte*>(mem) + bytes};
     s->sp = s->base();
@@ -258,7 +296,7 @@ class segmented_stack {
     const std::size_t need = round_up(want);
 
     if (cur_ == nullptr) {
-      cur_ = make_stacklet(k_first_stacklet_bytes, nullptr);
+      cur_ = make_stacklet(k_first_stacklet_bytes, nullptr, want);
       base_ = sp_ = cur_->base();
       limit_ = cur_->limit;
       if (need <= static_cast<std::size_t>(limit_ - sp_)) {
@@ -274,7 +312,7 @@ class segmented_stack {
         cur_->next = nullptr;
         release(next);
       }
-      next = make_stacklet(bytes, cur_);
+      next = make_stacklet(bytes, cur_, want);
       cur_->next = next;
     }
     cur_->sp = sp_;
@@ -289,6 +327,7 @@ class segmented_stack {
     std::byte* const p = sp_;
     sp_ = p + need;
     unpoison(p, want);
+    fault_injection::frame_allocated();
     return p;
   }
 
