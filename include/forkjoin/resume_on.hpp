@@ -5,7 +5,9 @@
 // The task is suspended, handed to the target worker's submission queue (lock-free, no global queue) together
 // with its stack, and resumed there; its worker goes back to other work. Rules: call it outside a fork-join
 // scope (after a join: a task whose continuation has been stolen since its last join cannot move and gets
-// fj::error); the target pool must outlive the task's stay on it.
+// fj::error). Moving onto a pool that is shutting down throws fj::pool_closed_error at the co_await (the task
+// stays where it was); once a task of a root has moved onto a pool, that pool's shutdown (and destructor)
+// waits for the root to finish, because the root's frames may continue on its workers from then on.
 //   fj::worker_index()                 // index of the worker running the calling task
 
 #include <coroutine>
@@ -50,6 +52,9 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     worker_context* const here = tls_worker;
     std::size_t const target = worker_ ? *worker_ : pool_->any_worker();
     if (here->pool == pool_ && here->index == target) return false;  // already there
+    // Throws fj::pool_closed_error if the target pool is shutting down; nothing has moved yet, so the task
+    // continues here with the exception at its co_await.
+    root_of(self).hold_open(pool_->inflight());
     node_.task = self;
     pool_core* const pool = pool_;
     // The target worker adopts the task's stack (stack.md rule 5); we continue on an empty one.
@@ -62,6 +67,13 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
   static constexpr void await_resume() noexcept {}
 
  private:
+  // The completion record of the root whose tree `f` belongs to. Every ancestor of a running task is alive
+  // (strict fork-join), so the walk is safe; resume_on is rare, so its length does not matter.
+  static root_base& root_of(frame* f) noexcept {
+    while (f->kind != task_kind::root) f = f->parent;
+    return *f->root;
+  }
+
   pool_core* pool_;
   std::optional<std::size_t> worker_;
   submission node_;

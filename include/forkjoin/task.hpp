@@ -38,6 +38,17 @@ class promise_base : public frame {
   promise_base() : frame(tls_stack) {
     if (home == nullptr) [[unlikely]]
       throw_not_in_worker();
+    trivially_finished = true;
+  }
+
+  // The compiler passes the coroutine's parameter copies (the object first, for a member function) to this
+  // constructor, which is how the frame learns whether destroying them is a no-op. A reference parameter is
+  // seen as its referent, so it only ever makes the answer a conservative false.
+  template <class... Params>
+  explicit promise_base(Params&... /*params*/) : frame(tls_stack) {
+    if (home == nullptr) [[unlikely]]
+      throw_not_in_worker();
+    trivially_finished = (std::is_trivially_destructible_v<Params> && ...);
   }
 
   // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
@@ -76,6 +87,7 @@ class promise_base : public frame {
 template <class T>
 class promise : public promise_base {
  public:
+  using promise_base::promise_base;
   task<T> get_return_object() noexcept;
 
   template <class U = T>
@@ -97,6 +109,7 @@ class promise : public promise_base {
 template <>
 class promise<void> : public promise_base {
  public:
+  using promise_base::promise_base;
   task<void> get_return_object() noexcept;
   static void return_void() noexcept {}
 };

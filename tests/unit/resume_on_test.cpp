@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
 
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
 #include <vector>
 
 #include "support/fib.hpp"
@@ -93,6 +97,65 @@ TEST(ResumeOn, AnOutOfRangeWorkerIsAConfigurationError) {
 
 TEST(ResumeOn, WorkerIndexOutsideAWorkerThrows) {
   EXPECT_THROW((void)fj::worker_index(), fj::not_in_worker_error);
+}
+
+// Moving onto a pool that has been shut down is refused at the co_await: the task stays where it was and gets
+// fj::pool_closed_error (it used to be queued to a stopped worker and never resumed).
+fj::task<int> move_to_closed(fj::lazy_pool* target) {
+  try {
+    co_await fj::resume_on(*target);
+  } catch (const fj::pool_closed_error&) {
+    co_return 1;
+  }
+  co_return 2;
+}
+
+TEST(ResumeOn, MovingOntoAShutDownPoolThrowsPoolClosedAndTheTaskStays) {
+  fj::lazy_pool home(1);
+  fj::lazy_pool closed(1);
+  closed.shutdown();
+  EXPECT_EQ(fj::sync_wait(home, move_to_closed, &closed), 1);
+}
+
+// Hops between two pools while a third thread shuts one of them down: every hop either lands or is refused
+// with fj::pool_closed_error, shutdown() returns, and no root is lost. Before the fix a hop accepted just
+// before the pool stopped was never resumed, and sync_wait hung.
+fj::task<long> hop_until_refused(fj::lazy_pool* home, fj::lazy_pool* away, int hops) {
+  long landed = 0;
+  for (int i = 0; i < hops; ++i) {
+    try {
+      co_await fj::resume_on(*away);
+      ++landed;
+      long r = 0;
+      co_await fj::call(&r, fj::test::fib, 10);
+      if (r != fj::test::fib_value(10)) co_return -1;
+    } catch (const fj::pool_closed_error&) {
+      break;
+    }
+    co_await fj::resume_on(*home);
+  }
+  co_return landed;
+}
+
+TEST(ResumeOn, ShuttingAPoolDownWhileTasksHopOntoItLosesNothing) {
+  for (int round = 0; round < 60; ++round) {
+    fj::lazy_pool home(2);
+    auto away = std::make_unique<fj::lazy_pool>(2);
+    std::vector<std::thread> submitters;
+    std::atomic<int> finished{0};
+    for (int t = 0; t < 3; ++t) {
+      submitters.emplace_back([&] {
+        long const landed = fj::sync_wait(home, hop_until_refused, &home, away.get(), 200);
+        EXPECT_GE(landed, 0);
+        finished.fetch_add(1);
+      });
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50 * (round % 10)));
+    away->shutdown();
+    for (auto& t : submitters) t.join();
+    EXPECT_EQ(finished.load(), 3);
+    away.reset();
+  }
 }
 
 }  // namespace

@@ -237,3 +237,40 @@ TEST(Task, TwoWorkersStealWorkFromEachOther) {
 }
 
 }  // namespace
+
+// Counts live instances, so a test can tell whether the runtime destroyed a task's parameter copies.
+struct counted {
+  static inline std::atomic<long> live{0};
+  int value;
+  explicit counted(int v) : value(v) { live.fetch_add(1, std::memory_order_relaxed); }
+  counted(const counted& other) : value(other.value) { live.fetch_add(1, std::memory_order_relaxed); }
+  counted& operator=(const counted&) = default;
+  ~counted() { live.fetch_sub(1, std::memory_order_relaxed); }
+};
+
+fj::task<long> sum_counted(counted c, int depth) {
+  if (depth == 0) co_return c.value;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, sum_counted, counted(c.value + 1), depth - 1);
+  co_await fj::call(&b, sum_counted, c, depth - 1);
+  co_await fj::join;
+  co_return a + b;
+}
+
+// A frame whose parameters are all trivially destructible is freed without its destroy function (the fast
+// path of final_awaiter); one with a parameter that has a destructor must still run it, on every pool.
+TEST(Task, ParameterCopiesWithDestructorsAreDestroyedWhenTheTaskFinishes) {
+  fj::unit_pool unit;
+  fj::busy_pool busy(4);
+  long const expect = [] {
+    long total = 0;
+    for (int mask = 0; mask < (1 << 10); ++mask) total += __builtin_popcount(static_cast<unsigned>(mask));
+    return total;  // sum over the 2^10 leaves of the number of forked (value + 1) steps on their path
+  }();
+  for (int rep = 0; rep < 20; ++rep) {
+    EXPECT_EQ(fj::sync_wait(unit, sum_counted, counted(0), 10), expect);
+    EXPECT_EQ(fj::sync_wait(busy, sum_counted, counted(0), 10), expect);
+  }
+  EXPECT_EQ(counted::live.load(), 0);
+}

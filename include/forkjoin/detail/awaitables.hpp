@@ -87,7 +87,7 @@ class join_awaiter {
     std::exception_ptr e = std::move(self->exception);
     self->exception = nullptr;
     // relaxed: all children have returned; no other thread touches this flag until the next fork.
-    self->exception_claimed.store(false, std::memory_order_relaxed);
+    self->exception_claimed.store(false, std::memory_order_relaxed);  // model: join.exception.clear
     std::rethrow_exception(std::move(e));
   }
 
@@ -108,7 +108,11 @@ struct final_awaiter {
     }
     frame* const parent = self->parent;
     bool const forked = self->kind == task_kind::fork;
-    h.destroy();
+    if (self->trivially_finished) [[likely]] {
+      self->home->deallocate_last(h.address());
+    } else {
+      h.destroy();
+    }
     if (!forked) return transfer(parent->handle());
     if (tls_worker->owner.pop()) [[likely]]
       return transfer(parent->handle());

@@ -44,6 +44,11 @@ struct frame {
   // Set by the frame itself before it joins implicitly at its final suspend: the child that arrives last must
   // finish the frame (destroy it, continue its parent) instead of resuming it (join.md §4).
   bool at_final = false;
+  // True when destroying the frame at its final suspend only has to free its memory: every parameter copy is
+  // trivially destructible (set by the promise's constructor, which sees the parameters), and the fast path
+  // of final_awaiter has checked that the exception slot is empty. Lets that path skip the indirect call to
+  // the coroutine's destroy function.
+  bool trivially_finished = false;
   // First-exception slot: whoever wins this flag writes `exception`; losers drop theirs (join.md §5).
   std::atomic<bool> exception_claimed{false};
   std::exception_ptr exception;

@@ -144,6 +144,9 @@ class pool_core {
     submit_to(any_worker(), &root.node);
   }
 
+  // The roots this pool must finish before it stops: its own, and those whose tasks moved onto it.
+  [[nodiscard]] inflight_counter& inflight() noexcept { return inflight_; }
+
   // A worker for work that may go anywhere: round robin.
   [[nodiscard]] std::size_t any_worker() noexcept {
     // relaxed: only spreads work over the workers.

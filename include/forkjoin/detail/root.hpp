@@ -6,8 +6,10 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "forkjoin/detail/submission.hpp"
+#include "forkjoin/errors.hpp"
 
 namespace fj::detail {
 
@@ -43,8 +45,28 @@ class inflight_counter {
 
 struct root_base {
   std::exception_ptr exception;
-  inflight_counter* inflight = nullptr;
-  submission node;  // how the root reaches a worker's submission queue
+  inflight_counter* inflight = nullptr;  // of the pool that runs the root
+  submission node;                       // how the root reaches a worker's submission queue
+
+  // A task of this root moves onto the pool counting with `pool` (co_await fj::resume_on). From then on
+  // frames of this root may continue on that pool's workers (a parent continues wherever its child returns),
+  // so the pool must not stop before the root has finished: it counts the root as in flight until then.
+  // Throws fj::pool_closed_error if that pool is shutting down and the root does not already hold it open.
+  // Tasks of one root may move concurrently, hence the lock; resume_on is rare enough for it.
+  void hold_open(inflight_counter& pool) {
+    std::lock_guard lock(mutex_);
+    if (&pool == inflight) return;
+    for (inflight_counter* held : visited_) {
+      if (held == &pool) return;
+    }
+    if (!pool.try_add()) throw pool_closed_error();
+    try {
+      visited_.push_back(&pool);
+    } catch (...) {
+      pool.remove();
+      throw;
+    }
+  }
 
   void wait() {
     std::unique_lock lock(mutex_);
@@ -54,11 +76,14 @@ struct root_base {
   // destroy *this once the lock is released; nothing of *this is touched afterwards.
   void complete() noexcept {
     inflight_counter* counter = inflight;
+    std::vector<inflight_counter*> visited;
     {
       std::lock_guard lock(mutex_);
+      visited.swap(visited_);
       done_ = true;
       done_cv_.notify_one();
     }
+    for (inflight_counter* held : visited) held->remove();
     counter->remove();
   }
 
@@ -66,6 +91,7 @@ struct root_base {
   std::mutex mutex_;
   std::condition_variable done_cv_;
   bool done_ = false;
+  std::vector<inflight_counter*> visited_;  // pools other than the root's own that it holds open
 };
 
 template <class T>

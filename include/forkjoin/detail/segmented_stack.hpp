@@ -201,6 +201,23 @@ class segmented_stack {
     }
   }
 
+  // Frees p, the last allocation still live, whatever its size: for a frame whose size only its compiler-made
+  // destroy function knows.
+  void deallocate_last(void* p) noexcept {
+    auto* const q = static_cast<std::byte*>(p);
+    if constexpr (k_stack_checks) {
+      if (!(q >= base_ && q < sp_)) [[unlikely]] {
+        invariant_broken("segmented_stack::deallocate_last of a block outside the current stacklet");
+      }
+    }
+    poison(q, static_cast<std::size_t>(sp_ - q));
+    fault_injection::frame_freed();
+    sp_ = q;
+    if (q == base_) [[unlikely]] {
+      pop_stacklet();
+    }
+  }
+
   // True if [p, p + n) is the last allocation still live: the only block deallocate() may free next.
   [[nodiscard]] bool is_last(const void* p, std::size_t n) const noexcept {
     const auto* const q = static_cast<const std::byte*>(p);
