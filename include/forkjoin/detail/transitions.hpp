@@ -61,7 +61,7 @@ inline void give_up_stack() noexcept {
 inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
   // relaxed: the flag only arbitrates between writers; the winner's write of `exception` reaches the reader
   // through the join (the winner's release fetch_sub on joins, or program order on one worker).
-  if (!target->exception_claimed.exchange(true, std::memory_order_relaxed)) {
+  if (!target->exception_claimed.exchange(true, std::memory_order_relaxed)) {  // model: join.exception.claim
     target->exception = std::move(e);
   } else if (worker_context* w = tls_worker) {
     worker_counters::bump(w->counters.exceptions_dropped);
@@ -82,7 +82,7 @@ inline bool arrive_at_join(frame* self) noexcept {
   // of it afterwards unless we are last.
   // acq_rel: release publishes the frame's state (its locals, at_final) to the child that arrives last;
   // acquire pairs with the release fetch_sub of every child that returned before us, when we are last.
-  if (self->joins.fetch_sub(ours, std::memory_order_acq_rel) == ours) {
+  if (self->joins.fetch_sub(ours, std::memory_order_acq_rel) == ours) {  // model: join.parent.fetch_sub
     take_stack(home);
     return true;
   }
@@ -92,7 +92,7 @@ inline bool arrive_at_join(frame* self) noexcept {
 
 [[gnu::noinline]] inline bool stolen_join_is_ready(frame* self) noexcept {
   // acquire: pairs with the release fetch_sub of each child that returned to this stolen frame.
-  if (self->joins.load(std::memory_order_acquire) == k_join_init - self->steals) {
+  if (self->joins.load(std::memory_order_acquire) == k_join_init - self->steals) {  // model: join.ready.load
     take_stack(self->home);
     return true;
   }
@@ -112,7 +112,7 @@ inline void reset_join(frame* self) noexcept {
   self->steals = 0;
   // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
   // deque.
-  self->joins.store(k_join_init, std::memory_order_relaxed);
+  self->joins.store(k_join_init, std::memory_order_relaxed);  // model: join.reset
 }
 
 std::coroutine_handle<> finish(frame* self) noexcept;
@@ -127,7 +127,7 @@ inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
 // fence is not even instantiated there: g++ rejects atomic_thread_fence under -fsanitize=thread (-Wtsan).
 template <bool Tsan = tsan_build>
 inline void acquire_fence_unless_tsan() noexcept {
-  if constexpr (!Tsan) std::atomic_thread_fence(std::memory_order_acquire);
+  if constexpr (!Tsan) std::atomic_thread_fence(std::memory_order_acquire);  // model: join.fence.body
 }
 
 // Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen.
@@ -140,11 +140,11 @@ inline void acquire_fence_unless_tsan() noexcept {
   // frames it freed on `home`) to whoever continues the parent. TSan does not model fences, so its build
   // makes this RMW acq_rel instead of adding the acquire fence below (join.md §3).
   constexpr std::memory_order child_order =
-      tsan_build ? std::memory_order_acq_rel : std::memory_order_release;
-  if (parent->joins.fetch_sub(1, child_order) == 1) {
+      tsan_build ? std::memory_order_acq_rel : std::memory_order_release;  // model: join.child.order
+  if (parent->joins.fetch_sub(1, child_order) == 1) {                      // model: join.child.fetch_sub
     // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join
     // and with the release fetch_sub of every other child, making the parent's frame and stack ours.
-    acquire_fence_unless_tsan();
+    acquire_fence_unless_tsan();  // model: join.child.fence
     take_stack(home);
     return resume_or_finish(parent);
   }

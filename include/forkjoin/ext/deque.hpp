@@ -133,10 +133,10 @@ class deque {
 
   void push(T value) {
     // relaxed: only the owner writes bottom_.
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);  // model: deque.push.bottom
     // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before
     // we overwrite that slot on a later lap.
-    const std::int64_t t = top_.load(std::memory_order_acquire);
+    const std::int64_t t = top_.load(std::memory_order_acquire);  // model: deque.push.top
     if (b - t > owner_mask_) [[unlikely]] {
       grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
       return;
@@ -147,55 +147,58 @@ class deque {
   // Writes the slot for index b and makes it visible to thieves by moving bottom_ past it.
   void publish(T value, std::int64_t b) noexcept {
     // relaxed: published by the release below; a thief that reads it early discards it (its CAS fails).
-    owner_slots_[static_cast<std::size_t>(b & owner_mask_)].store(value, std::memory_order_relaxed);
+    owner_slots_[static_cast<std::size_t>(b & owner_mask_)].store(
+        value, std::memory_order_relaxed);  // model: deque.publish.slot
     if constexpr (detail::tsan_build) {
       // release: pairs with the seq_cst (acquire) load of bottom_ in steal(): publishes the slot.
-      bottom_.store(b + 1, std::memory_order_release);
+      bottom_.store(b + 1, std::memory_order_release);  // model: deque.publish.bottom.tsan
     } else {
       // release fence: pairs with the acquire load of bottom_ in steal(): publishes the slot (and the
       // buffer).
-      detail::release_fence();
+      detail::release_fence();  // model: deque.publish.fence
       // relaxed: ordered by the fence above.
-      bottom_.store(b + 1, std::memory_order_relaxed);
+      bottom_.store(b + 1, std::memory_order_relaxed);  // model: deque.publish.bottom
     }
   }
 
   std::optional<T> pop() noexcept {
     // relaxed: only the owner writes bottom_.
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;  // model: deque.pop.bottom
     std::int64_t t = 0;
     if constexpr (detail::tsan_build) {
       // seq_cst store then seq_cst load: with the seq_cst loads in steal() the single total order forbids
       // "we miss the thief's CAS on top_ and the thief misses this decrement" (store buffering).
       // It is also a release, so a thief reading bottom_ from here is in a release sequence (PITFALLS.md).
-      bottom_.store(b, std::memory_order_seq_cst);
-      t = top_.load(std::memory_order_seq_cst);
+      bottom_.store(b, std::memory_order_seq_cst);  // model: deque.pop.reserve.tsan
+      t = top_.load(std::memory_order_seq_cst);     // model: deque.pop.top.tsan
     } else {
       // relaxed: ordered against the load of top_ by the fence that follows.
-      bottom_.store(b, std::memory_order_relaxed);
+      bottom_.store(b, std::memory_order_relaxed);  // model: deque.pop.reserve
       if (asymmetric_) {
         // compiler barrier: pairs with the membarrier in steal() (docs/protocols/deque.md §"Asymmetric
         // mode").
-        detail::compiler_fence();
+        detail::compiler_fence();  // model: deque.pop.fence.asymmetric
       } else {
         // seq_cst fence: pairs with the seq_cst fence in steal() (store buffering on bottom_/top_).
-        detail::seq_cst_fence();
+        detail::seq_cst_fence();  // model: deque.pop.fence
       }
       // relaxed: ordered by the fence above; a stale value only sends us to the CAS below or to "empty".
-      t = top_.load(std::memory_order_relaxed);
+      t = top_.load(std::memory_order_relaxed);  // model: deque.pop.top
     }
 
     if (t < b) [[likely]] {
       // More than one item: no thief can reach index b, so it is ours without a CAS.
       // relaxed: the owner wrote this slot itself.
-      return owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
+      return owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(  // model: deque.pop.slot
+          std::memory_order_relaxed);
     }
     if (t == b) {
       // The last item: race the thieves for it on top_.
+      // model: deque.pop.last.slot
       const T value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
       // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins.
-      const bool won =
-          top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed);
+      const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                                    std::memory_order_relaxed);  // model: deque.pop.cas
       restore_bottom(b + 1);
       if (won) {
         return value;
@@ -210,17 +213,18 @@ class deque {
   void restore_bottom(std::int64_t b) noexcept {
     if constexpr (detail::tsan_build) {
       // seq_cst (at least release): a thief may read bottom_ from this store (PITFALLS.md).
-      bottom_.store(b, std::memory_order_seq_cst);
+      bottom_.store(b, std::memory_order_seq_cst);  // model: deque.restore.bottom.tsan
     } else {
       // relaxed: the paper's order; a thief reading it sees top_ >= bottom_ or fails its CAS.
-      bottom_.store(b, std::memory_order_relaxed);
+      bottom_.store(b, std::memory_order_relaxed);  // model: deque.restore.bottom
     }
   }
 
   [[nodiscard]] bool owner_empty() const noexcept {
     // relaxed: only the owner writes bottom_, and top_ only grows, so "empty" stays true until the next push;
     // "not empty" may be stale (thieves may have taken the rest), and pop() then returns nothing.
-    return top_.load(std::memory_order_relaxed) >= bottom_.load(std::memory_order_relaxed);
+    return top_.load(std::memory_order_relaxed) >=
+           bottom_.load(std::memory_order_relaxed);  // model: none (hint)
   }
 
   // ---- thief operations (docs/protocols/deque.md §"Operations") ----
@@ -231,40 +235,41 @@ class deque {
     if constexpr (detail::tsan_build) {
       // seq_cst: pairs with the seq_cst store of bottom_ in pop() (store buffering) and, as an acquire, with
       // the CAS of the thief that moved top_ here.
-      t = top_.load(std::memory_order_seq_cst);
+      t = top_.load(std::memory_order_seq_cst);  // model: deque.steal.top.tsan
       // seq_cst: acquire pairs with the release store of bottom_ in push(); seq_cst with pop()'s store.
-      b = bottom_.load(std::memory_order_seq_cst);
+      b = bottom_.load(std::memory_order_seq_cst);  // model: deque.steal.bottom.tsan
     } else if (asymmetric_) {
       // acquire: pairs with the CAS on top_ of the previous successful thief.
-      t = top_.load(std::memory_order_acquire);
+      t = top_.load(std::memory_order_acquire);  // model: deque.steal.top.asymmetric
       // acquire: pairs with the release fence in push(). Early exit: idle thieves skip the membarrier.
-      if (t >= bottom_.load(std::memory_order_acquire)) {
+      if (t >= bottom_.load(std::memory_order_acquire)) {  // model: deque.steal.peek.asymmetric
         return {steal_status::empty, T{}};
       }
       // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
-      detail::process_wide_fence();
+      detail::process_wide_fence();  // model: deque.steal.fence.asymmetric
       // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is
       // seen.
-      b = bottom_.load(std::memory_order_acquire);
+      b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom.asymmetric
     } else {
       // acquire: pairs with the CAS on top_ of the previous successful thief.
-      t = top_.load(std::memory_order_acquire);
+      t = top_.load(std::memory_order_acquire);  // model: deque.steal.top
       // seq_cst fence: pairs with the seq_cst fence in pop() (store buffering on bottom_/top_).
-      detail::seq_cst_fence();
+      detail::seq_cst_fence();  // model: deque.steal.fence
       // acquire: pairs with the release fence in push().
-      b = bottom_.load(std::memory_order_acquire);
+      b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom
     }
     if (t >= b) {
       return {steal_status::empty, T{}};
     }
     // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are
     // visible.
-    const ring* r = ring_.load(std::memory_order_acquire);
+    const ring* r = ring_.load(std::memory_order_acquire);  // model: deque.steal.ring
     // relaxed: published by push()'s release; if the owner has since reused the slot our CAS below fails.
-    const T value = r->at(t).load(std::memory_order_relaxed);
+    const T value = r->at(t).load(std::memory_order_relaxed);  // model: deque.steal.slot
     // seq_cst: the paper's order; pairs with the CAS in pop() and those of other thieves; release so that the
     // owner's acquire load of top_ in push() orders our slot read before its overwrite.
-    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) {
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
+                                      std::memory_order_relaxed)) {  // model: deque.steal.cas
       return {steal_status::lost_race, T{}};
     }
     return {steal_status::success, value};
@@ -272,8 +277,8 @@ class deque {
 
   [[nodiscard]] bool thief_empty() const noexcept {
     // acquire: as in steal(); the answer is a hint only.
-    const std::int64_t t = top_.load(std::memory_order_acquire);
-    return t >= bottom_.load(std::memory_order_acquire);
+    const std::int64_t t = top_.load(std::memory_order_acquire);  // model: none (hint)
+    return t >= bottom_.load(std::memory_order_acquire);          // model: none (hint)
   }
 
   // ---- growth (docs/protocols/deque.md §"Growth and buffer retirement") ----
@@ -285,9 +290,9 @@ class deque {
     for (std::int64_t i = t; i < b; ++i) {
       // relaxed: the owner is the only writer of slots; thieves read the copies after the release in
       // use_ring().
-      bigger->at(i).store(
-          owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(std::memory_order_relaxed),
+      const T item = owner_slots_[static_cast<std::size_t>(i & owner_mask_)].load(  // model: deque.grow.load
           std::memory_order_relaxed);
+      bigger->at(i).store(item, std::memory_order_relaxed);  // model: deque.grow.store
     }
     rings_.push_back(std::move(bigger));  // may throw; nothing is published yet
     use_ring(rings_.back().get());
@@ -298,7 +303,7 @@ class deque {
     owner_slots_ = r->slots.get();
     owner_mask_ = r->mask;
     // release: pairs with the acquire load of ring_ in steal(): a thief that sees r sees its copied slots.
-    ring_.store(r, std::memory_order_release);
+    ring_.store(r, std::memory_order_release);  // model: deque.use_ring
   }
 
   // Two cache lines apart so that the adjacent-line prefetcher does not pair top_ with the owner's data.

@@ -70,14 +70,15 @@ class event_count {
     // acquire: pairs with the release RMW in notify(). If that notify comes first in the word's modification
     // order, we synchronize with it, so the caller's re-check sees what the notifier published before it.
     // (The RMW itself needs no release: waiting publishes nothing.)
-    const std::uint64_t old = state_.fetch_add(k_one_waiter, std::memory_order_acquire);
+    const std::uint64_t old =
+        state_.fetch_add(k_one_waiter, std::memory_order_acquire);  // model: ec.prepare_wait
     return key(epoch_of(old));
   }
 
   // Withdraws the registration of prepare_wait() without sleeping (the re-check found the condition true).
   void cancel_wait() noexcept {
     // relaxed: only the waiter count changes; any RMW continues the release sequences of earlier notifies.
-    state_.fetch_sub(k_one_waiter, std::memory_order_relaxed);
+    state_.fetch_sub(k_one_waiter, std::memory_order_relaxed);  // model: ec.cancel_wait
   }
 
   // Sleeps until the epoch differs from k, that is until some notify that came after the prepare_wait() that
@@ -88,14 +89,14 @@ class event_count {
     for (;;) {
       // acquire: pairs with the release RMW in notify() that moved the epoch past k (or with any later one:
       // every RMW of the word is in its release sequence).
-      const std::uint64_t now = state_.load(std::memory_order_acquire);
+      const std::uint64_t now = state_.load(std::memory_order_acquire);  // model: ec.wait.load
       if (epoch_of(now) != k.epoch_) {
         break;
       }
       sleep(now);
     }
     // relaxed: as in cancel_wait().
-    state_.fetch_sub(k_one_waiter, std::memory_order_relaxed);
+    state_.fetch_sub(k_one_waiter, std::memory_order_relaxed);  // model: ec.wait.leave
   }
 
   // Wakes at least one thread whose prepare_wait() came before this call in the word's modification order,
@@ -122,7 +123,8 @@ class event_count {
   // A snapshot of the number of registered waiters, for statistics and tests; stale by the time it returns.
   [[nodiscard]] std::uint32_t waiters() const noexcept {
     // relaxed: a hint, nothing is read through it.
-    return static_cast<std::uint32_t>(state_.load(std::memory_order_relaxed) & k_waiter_mask);
+    return static_cast<std::uint32_t>(state_.load(std::memory_order_relaxed) &
+                                      k_waiter_mask);  // model: none (hint)
   }
 
  private:
@@ -139,7 +141,7 @@ class event_count {
     // the caller did before notifying. The RMW is unconditional: whether anyone is registered is decided by
     // the value this RMW read, which is the latest in the word's modification order (sleep.md §"Event
     // count"). The epoch wraps modulo 2^32 (the add carries out of the word, not into the waiter count).
-    const std::uint64_t old = state_.fetch_add(k_one_epoch, std::memory_order_release);
+    const std::uint64_t old = state_.fetch_add(k_one_epoch, std::memory_order_release);  // model: ec.notify
     if ((old & k_waiter_mask) != 0) [[unlikely]] {
       wake(how_many);
     }
@@ -170,6 +172,7 @@ class event_count {
   [[gnu::cold]] [[gnu::noinline]] void sleep(std::uint64_t seen) noexcept {
     // acquire: as the load in wait(). Returns once the word differs from `seen` (a waiter registering also
     // changes it; wait() then re-reads the epoch and sleeps again).
+    // model: none (the model follows the futex path; this fallback's acquire matches wait()'s load)
     state_.wait(seen, std::memory_order_acquire);
   }
 

@@ -1,0 +1,366 @@
+#pragma once
+// What the Relacy models share (docs/verification/models.md): named sites for every modelled atomic operation
+// and fence, mutants that weaken one site, and the runner that explores a scenario and reports it.
+//
+// A site is the name of one atomic operation in the production code; the production line and the model line
+// carry the same `// model: <site>` marker, and tests/model/drift_check.cpp checks that both spell the same
+// operation and memory order. The model passes its order through ld()/st()/rmw() (or calls one of the fence
+// functions below) with the site's name, so that `--mutant` can replace that one order at run time.
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+// Last: relacy.hpp #defines new, delete and the memory_order_* names; the models use rl::mo_* only.
+#include <relacy/relacy.hpp>
+
+namespace fj_model {
+
+enum class site_kind { load, store, rmw, fence_seq_cst, fence_release, fence_acquire, protocol };
+
+inline const char* kind_name(site_kind k) {
+  switch (k) {
+    case site_kind::load: return "load";
+    case site_kind::store: return "store";
+    case site_kind::rmw: return "rmw";
+    case site_kind::fence_seq_cst: return "fence_seq_cst";
+    case site_kind::fence_release: return "fence_release";
+    case site_kind::fence_acquire: return "fence_acquire";
+    case site_kind::protocol: return "protocol";
+  }
+  return "?";
+}
+
+inline const char* order_name(rl::memory_order mo) {
+  switch (mo) {
+    case rl::mo_relaxed: return "relaxed";
+    case rl::mo_consume: return "consume";
+    case rl::mo_acquire: return "acquire";
+    case rl::mo_release: return "release";
+    case rl::mo_acq_rel: return "acq_rel";
+    case rl::mo_seq_cst: return "seq_cst";
+  }
+  return "?";
+}
+
+// Replacement of a mutant: a memory order, or one of these.
+constexpr int k_drop = -1;      // fences: leave the fence out
+constexpr int k_protocol = -2;  // protocol sites: take the mutant's alternative code path
+
+inline bool parse_replacement(const std::string& s, int& out) {
+  static const char* const names[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+  for (int i = 0; i < 6; ++i) {
+    if (s == names[i]) {
+      out = i;
+      return true;
+    }
+  }
+  if (s == "drop") {
+    out = k_drop;
+    return true;
+  }
+  if (s == "on") {
+    out = k_protocol;
+    return true;
+  }
+  return false;
+}
+
+// One site seen during a run: what --list-mutants enumerates.
+struct seen_site {
+  const char* mode;
+  const char* name;
+  site_kind kind;
+  rl::memory_order order;
+};
+
+// Run configuration and what the sites observed. Filled before rl::simulate and only read during it (apart
+// from `hit` and the fixed-size `seen` table, which allocate nothing: Relacy replaces the allocator while it
+// simulates).
+struct registry {
+  const char* mode = "";
+  bool mutant_active = false;
+  std::string mutant_mode;  // empty: every mode
+  std::string mutant_site;
+  int mutant_replacement = 0;
+  bool hit = false;
+  seen_site seen[256] = {};
+  int seen_count = 0;
+};
+
+inline registry& reg() {
+  static registry r;
+  return r;
+}
+
+inline void record(site_kind k, rl::memory_order mo, const char* site) {
+  registry& r = reg();
+  for (int i = 0; i < r.seen_count; ++i) {
+    if (r.seen[i].mode == r.mode && std::strcmp(r.seen[i].name, site) == 0) return;
+  }
+  if (r.seen_count < 256) r.seen[r.seen_count++] = {r.mode, site, k, mo};
+}
+
+// The replacement for this site if the mutant targets it in the current mode, else nothing.
+inline bool mutated(const char* site, int& replacement) {
+  registry& r = reg();
+  if (!r.mutant_active || r.mutant_site != site) return false;
+  if (!r.mutant_mode.empty() && r.mutant_mode != r.mode) return false;
+  r.hit = true;
+  replacement = r.mutant_replacement;
+  return true;
+}
+
+inline rl::memory_order order_at(site_kind k, rl::memory_order mo, const char* site) {
+  record(k, mo, site);
+  int replacement = 0;
+  if (mutated(site, replacement) && replacement >= 0) return static_cast<rl::memory_order>(replacement);
+  return mo;
+}
+
+// The order of the atomic load / store / read-modify-write at `site`.
+inline rl::memory_order ld(rl::memory_order mo, const char* site) {
+  return order_at(site_kind::load, mo, site);
+}
+inline rl::memory_order st(rl::memory_order mo, const char* site) {
+  return order_at(site_kind::store, mo, site);
+}
+inline rl::memory_order rmw(rl::memory_order mo, const char* site) {
+  return order_at(site_kind::rmw, mo, site);
+}
+
+inline void fence_at(site_kind k, rl::memory_order mo, const char* site) {
+  record(k, mo, site);
+  int replacement = 0;
+  if (mutated(site, replacement)) {
+    if (replacement == k_drop) return;
+    mo = static_cast<rl::memory_order>(replacement);
+  }
+  rl::atomic_thread_fence(mo, RL_INFO);
+}
+
+// The fences of include/forkjoin/detail/atomics.hpp, by the same names.
+inline void release_fence(const char* site) { fence_at(site_kind::fence_release, rl::mo_release, site); }
+inline void seq_cst_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
+// Asymmetric mode: the compiler barrier and the membarrier together give what two seq_cst fences give
+// (atomics.hpp, deque.md §"Asymmetric mode"); C++ has no membarrier, so each side is modelled as the seq_cst
+// fence it stands in for.
+inline void compiler_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
+inline void process_wide_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
+// std::atomic_thread_fence(mo) at a named site.
+inline void atomic_thread_fence(rl::memory_order mo, const char* site) {
+  fence_at(mo == rl::mo_seq_cst   ? site_kind::fence_seq_cst
+           : mo == rl::mo_release ? site_kind::fence_release
+                                  : site_kind::fence_acquire,
+           mo, site);
+}
+// transitions.hpp: std::atomic_thread_fence(acquire) outside TSan builds; there the RMW before it is acq_rel.
+inline void acquire_fence_unless_tsan(bool tsan, const char* site) {
+  if (!tsan) atomic_thread_fence(rl::mo_acquire, site);  // model: join.fence.body
+}
+
+// A protocol mutant (not an order): true when the mutant asks this site to take its broken alternative.
+inline bool protocol_mutant(const char* site) {
+  record(site_kind::protocol, rl::mo_relaxed, site);
+  int replacement = 0;
+  return mutated(site, replacement) && replacement == k_protocol;
+}
+
+// Every weaker replacement of a site (all strictly weaker orders valid for its kind; fences: dropped, and a
+// seq_cst fence also weakened to acq_rel): what scripts/mutation-matrix.sh runs.
+inline std::vector<std::string> weakenings(const seen_site& s) {
+  switch (s.kind) {
+    case site_kind::load:
+      if (s.order == rl::mo_seq_cst) return {"acquire", "relaxed"};
+      if (s.order == rl::mo_acquire) return {"relaxed"};
+      return {};
+    case site_kind::store:
+      if (s.order == rl::mo_seq_cst) return {"release", "relaxed"};
+      if (s.order == rl::mo_release) return {"relaxed"};
+      return {};
+    case site_kind::rmw:
+      if (s.order == rl::mo_seq_cst) return {"acq_rel", "acquire", "release", "relaxed"};
+      if (s.order == rl::mo_acq_rel) return {"acquire", "release", "relaxed"};
+      if (s.order == rl::mo_acquire || s.order == rl::mo_release) return {"relaxed"};
+      return {};
+    case site_kind::fence_seq_cst: return {"drop", "acq_rel"};
+    case site_kind::fence_release:
+    case site_kind::fence_acquire: return {"drop"};
+    case site_kind::protocol: return {"on"};
+  }
+  return {};
+}
+
+// ---- running scenarios ----
+
+struct options {
+  double scale = 1.0;        // multiplies the sampled (random-scheduler) iteration counts
+  unsigned extra_bound = 0;  // added to the preemption bound of context-bound runs
+  bool list_mutants = false;
+  bool expect_caught = false;  // exit 0 iff the mutant was applied and some run failed
+  bool history = false;        // print Relacy's execution history of a failure
+  std::string only_mode;
+  std::string only_scenario;
+};
+
+inline const char* scheduler_name(rl::scheduler_type_e s) {
+  switch (s) {
+    case rl::random_scheduler_type: return "random";
+    case rl::fair_full_search_scheduler_type: return "full-search";
+    case rl::fair_context_bound_scheduler_type: return "context-bound";
+    default: return "?";
+  }
+}
+
+struct scenario {
+  const char* mode;
+  const char* name;
+  const char* description;  // threads and operations, for the report
+  unsigned threads;
+  rl::scheduler_type_e scheduler;
+  rl::iteration_t iterations;  // random scheduler: samples; the exhaustive schedulers ignore it
+  unsigned context_bound;      // context-bound scheduler only
+  std::function<bool(rl::test_params&)> simulate;
+};
+
+struct totals {
+  int passed = 0;
+  int failed = 0;
+};
+
+inline bool run_scenario(const scenario& sc, const options& opt, totals& t) {
+  reg().mode = sc.mode;
+  rl::test_params p;
+  std::ofstream sink("/dev/null");
+  p.output_stream = opt.history ? &std::cout : &sink;
+  p.progress_stream = &sink;
+  p.search_type = sc.scheduler;
+  const unsigned context_bound = sc.context_bound + opt.extra_bound;
+  p.context_bound = context_bound;
+  rl::iteration_t iterations = sc.iterations;
+  if (sc.scheduler == rl::random_scheduler_type) {
+    iterations = static_cast<rl::iteration_t>(static_cast<double>(iterations) * opt.scale);
+    if (iterations == 0) iterations = 1;
+  }
+  p.iteration_count = iterations;
+  const auto start = std::chrono::steady_clock::now();
+  const bool ok = sc.simulate(p);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string bound = "-";
+  if (sc.scheduler == rl::fair_context_bound_scheduler_type) bound = std::to_string(context_bound);
+  const char* coverage = "sampled";
+  if (sc.scheduler == rl::fair_full_search_scheduler_type) coverage = "exhaustive";
+  if (sc.scheduler == rl::fair_context_bound_scheduler_type) coverage = "all within bound";
+  std::printf(
+      "  %-4s %-10s %-14s threads=%u scheduler=%-13s preemption-bound=%-2s executions=%-8llu (%s) "
+      "%.2fs  %s\n",
+      ok ? "ok" : "FAIL", sc.mode, sc.name, sc.threads, scheduler_name(sc.scheduler), bound.c_str(),
+      static_cast<unsigned long long>(p.stop_iteration), coverage, seconds,
+      ok ? "" : rl::test_result_str(p.test_result));
+  if (!ok) std::printf("       scenario: %s\n", sc.description);
+  (ok ? t.passed : t.failed) += 1;
+  return ok;
+}
+
+// Parses the command line, runs the scenarios and prints the report. Returns the exit status.
+//   --mutant [MODE/]SITE:REPLACEMENT   weaken one site (REPLACEMENT: an order, drop, or on for protocol
+//   sites)
+//   --expect-caught                    succeed iff the mutant was applied and some scenario failed
+//   --list-mutants                     print every one-step weakening of the sites the scenarios reach
+//   --mode MODE, --scenario NAME       run one mode, one scenario only
+//   --history                          print Relacy's history of a failing execution
+// Environment, for longer runs than the test budget allows: FJ_MODEL_SCALE multiplies the sampled
+// (random-scheduler) iteration counts, FJ_MODEL_EXTRA_BOUND raises every preemption bound.
+inline int main_for(const char* model, std::vector<scenario> scenarios, int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  options opt;
+  if (const char* s = std::getenv("FJ_MODEL_SCALE")) opt.scale = std::atof(s);
+  if (const char* s = std::getenv("FJ_MODEL_EXTRA_BOUND"))
+    opt.extra_bound = static_cast<unsigned>(std::atoi(s));
+  registry& r = reg();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--mutant" && i + 1 < argc) {
+      std::string spec = argv[++i];
+      const auto slash = spec.find('/');
+      if (slash != std::string::npos) {
+        r.mutant_mode = spec.substr(0, slash);
+        spec = spec.substr(slash + 1);
+      }
+      const auto colon = spec.rfind(':');
+      if (colon == std::string::npos || !parse_replacement(spec.substr(colon + 1), r.mutant_replacement)) {
+        std::fprintf(stderr, "%s: bad mutant '%s' (want [MODE/]SITE:ORDER|drop|on)\n", model, argv[i]);
+        return 2;
+      }
+      r.mutant_site = spec.substr(0, colon);
+      r.mutant_active = true;
+      if (!r.mutant_mode.empty()) opt.only_mode = r.mutant_mode;
+    } else if (arg == "--expect-caught") {
+      opt.expect_caught = true;
+    } else if (arg == "--list-mutants") {
+      opt.list_mutants = true;
+    } else if (arg == "--history") {
+      opt.history = true;
+    } else if (arg == "--mode" && i + 1 < argc) {
+      opt.only_mode = argv[++i];
+    } else if (arg == "--scenario" && i + 1 < argc) {
+      opt.only_scenario = argv[++i];
+    } else {
+      std::fprintf(stderr, "%s: unknown argument '%s'\n", model, arg.c_str());
+      return 2;
+    }
+  }
+
+  if (opt.list_mutants) {
+    // 200 sampled executions of every scenario record the sites they reach; the sites are what the matrix
+    // mutates (a site no scenario reaches has no mutant: the reports list the sites, the drift check the
+    // markers).
+    totals ignored;
+    for (scenario sc : scenarios) {
+      sc.scheduler = rl::random_scheduler_type;
+      sc.iterations = 200;
+      options quiet = opt;
+      quiet.scale = 1.0;
+      run_scenario(sc, quiet, ignored);
+    }
+    std::printf("mutants:\n");
+    for (int i = 0; i < r.seen_count; ++i) {
+      for (const std::string& w : weakenings(r.seen[i])) {
+        std::printf("mutant %s/%s:%s %s %s\n", r.seen[i].mode, r.seen[i].name, w.c_str(),
+                    kind_name(r.seen[i].kind), order_name(r.seen[i].order));
+      }
+    }
+    return 0;
+  }
+
+  std::printf(
+      "%s model (Relacy%s%s)\n", model, r.mutant_active ? ", mutant " : "",
+      r.mutant_active ? (r.mutant_mode + (r.mutant_mode.empty() ? "" : "/") + r.mutant_site).c_str() : "");
+  totals t;
+  for (const scenario& sc : scenarios) {
+    if (!opt.only_mode.empty() && opt.only_mode != sc.mode) continue;
+    if (!opt.only_scenario.empty() && opt.only_scenario != sc.name) continue;
+    run_scenario(sc, opt, t);
+  }
+  if (r.mutant_active && !r.hit) {
+    std::printf("mutant site not reached: the mutant was never applied\n");
+    std::printf("%d passed, %d failed\n", t.passed, t.failed + 1);
+    return 3;
+  }
+  if (opt.expect_caught) {
+    const bool caught = t.failed > 0;
+    std::printf("mutant %s\n", caught ? "caught" : "NOT caught");
+    std::printf("%d passed, %d failed\n", caught ? 1 : 0, caught ? 0 : 1);
+    return caught ? 0 : 1;
+  }
+  std::printf("%d passed, %d failed\n", t.passed, t.failed);
+  return t.failed == 0 ? 0 : 1;
+}
+
+}  // namespace fj_model
