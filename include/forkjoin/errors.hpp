@@ -25,13 +25,16 @@ class not_in_worker_error : public error {
 };
 
 // fj::sync_wait was called from one of the pool's own workers: it would block the worker that has to run the
-// task and could deadlock. Inside a task use co_await fj::call(...) instead.
+// task and could deadlock. Inside a task use co_await fj::call(...) instead. Also thrown by a pool's
+// shutdown() called from one of its own workers (the pool would wait for the task that is waiting for it).
 class deadlock_error : public error {
  public:
   deadlock_error()
       : error(
             "fj: sync_wait called from a worker of the same pool (this would deadlock); "
             "inside a task use co_await fj::call(...)") {}
+  // The same mistake made another way, e.g. a pool shut down or destroyed by one of its own workers.
+  explicit deadlock_error(const std::string& what) : error(what) {}
 };
 
 // A pool was constructed with an invalid configuration (for example zero workers).

@@ -107,9 +107,14 @@ class pool_core {
   ~pool_core() { shutdown(); }
 
   // Refuses new roots (sync_wait then throws fj::pool_closed_error), waits for every accepted root to finish,
-  // and stops the workers. Idempotent; the destructor calls it.
+  // and stops the workers. Idempotent; the destructor calls it. From one of the pool's own workers it throws
+  // fj::deadlock_error (from the destructor, which is noexcept, that terminates with the message).
   void shutdown() {
-    if (is_own_worker()) broken_invariant("a pool was shut down by one of its own workers");
+    if (is_own_worker()) {
+      throw deadlock_error(
+          "fj: a pool was shut down or destroyed from one of its own workers, which would wait for itself; "
+          "shut it down from a thread outside the pool");
+    }
     std::lock_guard lock(shutdown_mutex_);
     if (stopped_) return;
     inflight_.close_and_wait();
