@@ -37,7 +37,8 @@ class scratch {
 
  public:
   // n value-initialised elements. Throws fj::not_in_worker_error outside a worker, std::bad_alloc if the
-  // stack cannot grow, or whatever T's constructor throws (then nothing stays allocated).
+  // stack cannot grow, fj::stack_budget_error if growing it would exceed pool_options::stack_budget, or
+  // whatever T's constructor throws (then nothing stays allocated).
   explicit scratch(std::size_t n) : stack_(detail::tls_stack), size_(n) {
     if (stack_ == nullptr || detail::tls_worker == nullptr) throw not_in_worker_error();
     if (n > max_size()) throw std::bad_array_new_length();

@@ -3,8 +3,10 @@
 // worker sleeps while there is nothing to do. Useful as a deterministic baseline and for debugging.
 
 #include <cstddef>
+#include <string>
 
 #include "forkjoin/detail/pool_base.hpp"
+#include "forkjoin/errors.hpp"
 #include "forkjoin/pool_options.hpp"
 
 namespace fj {
@@ -13,11 +15,23 @@ class unit_pool : public detail::pool_base {
  public:
   // thread_stack_size as in pool_options (0: system default).
   explicit unit_pool(std::size_t thread_stack_size = 0)
-      : pool_base(
-            {.options = {.workers = 1, .thread_stack_size = thread_stack_size, .pinning = pin_policy::none},
-             .steal = false,
-             .idle = detail::pool_core::idle_policy::sleep,
-             .kind = "unit_pool"}) {}
+      : unit_pool(pool_options{.workers = 1, .thread_stack_size = thread_stack_size}) {}
+  // For the other options (stack_budget, pinning). options.workers must be 1, so that a copied multi-worker
+  // configuration is an error rather than silently a different pool: fj::invalid_config_error otherwise.
+  explicit unit_pool(const pool_options& options)
+      : pool_base({.options = checked(options),
+                   .steal = false,
+                   .idle = detail::pool_core::idle_policy::sleep,
+                   .kind = "unit_pool"}) {}
+
+ private:
+  static const pool_options& checked(const pool_options& options) {
+    if (options.workers != 1) {
+      throw invalid_config_error("a unit_pool has exactly one worker (pool_options::workers = " +
+                                 std::to_string(options.workers) + "; set it to 1)");
+    }
+    return options;
+  }
 };
 
 }  // namespace fj

@@ -24,6 +24,21 @@ TEST(Pool, ZeroWorkersIsAConfigurationError) {
   EXPECT_THROW(fj::busy_pool pool(fj::pool_options{.workers = 0}), fj::invalid_config_error);
 }
 
+fj::task<long> call_chain(int depth) {
+  if (depth == 0) co_return 0;
+  long r = 0;
+  co_await fj::call(&r, call_chain, depth - 1);
+  co_return r + 1;
+}
+
+TEST(Pool, UnitPoolTakesOptionsButOnlyOneWorker) {
+  EXPECT_THROW(fj::unit_pool pool(fj::pool_options{.workers = 2}), fj::invalid_config_error);
+  fj::unit_pool pool(fj::pool_options{.workers = 1, .stack_budget = 64 * 1024});
+  EXPECT_EQ(fj::sync_wait(pool, call_chain, 100), 100);
+  EXPECT_THROW((void)fj::sync_wait(pool, call_chain, 100000), fj::stack_budget_error);
+  EXPECT_EQ(fj::sync_wait(pool, call_chain, 100), 100);
+}
+
 TEST(Pool, DefaultBusyPoolHasOneWorkerPerHardwareThread) {
   fj::busy_pool pool;
   EXPECT_EQ(pool.size(), fj::default_worker_count());
