@@ -13,11 +13,13 @@
 // (which C++ scopes give you); an array must not outlive a fork-join scope it was not created outside of,
 // i.e. create it before forking and let it die after the join. Breaking a rule is reported when the array is
 // freed: the process stops with a message (a destructor cannot throw, and continuing would corrupt the
-// stack).
+// stack). An exception that unwinds the task between a fork and its join is not a breach: if the continuation
+// was stolen, the array is freed at the implicit join instead (stack.md "Abandoned blocks").
 
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <memory>
 #include <new>
 #include <span>
@@ -61,9 +63,18 @@ class scratch {
 
   ~scratch() {
     std::destroy_n(data_, size_);
-    // The array must be the last thing on the stack this worker is using now: otherwise it is being freed out
-    // of order, or inside a fork-join scope whose continuation moved to another worker's stack.
-    if (detail::tls_stack != stack_ || !stack_->is_last(data_, bytes())) [[unlikely]]
+    if (detail::tls_stack != stack_) [[unlikely]] {
+      // The task's continuation was stolen since the array was made, and an exception unwinds the task before
+      // its join: forked children may still have frames above the array on its stack, which another worker
+      // may be using. The stack frees it when the join hands the stack back. Without an exception in flight
+      // this is the misuse the rules forbid (the array outlives or undercuts a fork-join scope).
+      if (std::uncaught_exceptions() == 0) misuse();
+      stack_->abandon(data_, bytes());
+      return;
+    }
+    // On the stack this worker is using, the array must be the last allocation: otherwise it is being freed
+    // out of order.
+    if (!stack_->is_last(data_, bytes())) [[unlikely]]
       misuse();
     stack_->deallocate(data_, bytes());
   }

@@ -4,9 +4,9 @@
 //   - an argument's copy or move constructor throws, on a chosen count (in the parent, or while the coroutine
 //     copies its parameters into its new frame);
 //   - with -DFJ_FAULT_INJECTION=1 (the test_fault_tree_test_injected build) every k-th frame allocation
-//   and/or
-//     every k-th stacklet allocation throws std::bad_alloc (include/forkjoin/detail/fault_injection.hpp).
-// Leaves take an fj::scratch array of random size, so that stacks grow new stacklets.
+//     and/or every k-th stacklet allocation throws std::bad_alloc (detail/fault_injection.hpp).
+// Nodes take an fj::scratch array of random size (leaves in a called child, internal nodes across their
+// fork-join scope), so that stacks grow new stacklets and arrays die on thieves when a node throws.
 // After each run: the root returned the serial answer if nothing was thrown, else rethrew one of the
 // exceptions actually thrown (identified by id); no node ran twice; every node that started ended exactly
 // once; a node that finished saw all its children finish; a node that never started belongs to a parent that
@@ -167,7 +167,7 @@ tree make_tree(std::uint64_t seed, const run_plan& plan, std::size_t max_nodes, 
     n.join_bits = static_cast<std::uint32_t>((h >> 11) & 7);
     if (plan.throw_one_in != 0 && (h >> 16) % plan.throw_one_in == 0)
       n.throw_at = static_cast<std::int32_t>((h >> 32) % (children + 1));
-    if (children == 0) n.scratch_len = static_cast<std::uint32_t>((h >> 40) % 4 == 0 ? (h >> 44) % 12000 : 0);
+    n.scratch_len = static_cast<std::uint32_t>((h >> 40) % 4 == 0 ? (h >> 44) % 12000 : 0);
     std::uint64_t const id = n.id;
     for (std::uint32_t c = 0; c < children; ++c) {
       t.nodes.push_back({mix(id * 31 + c + 1), 0, 0, i, 0, 0, -1, 0});
@@ -209,6 +209,10 @@ fj::task<void> node_task(const tree* t, std::uint32_t i, fragile arg, std::uint6
     if (n.children == 0) {
       co_await fj::call(leaf_work, n);
     }
+    // An internal node holds a scratch array across its fork-join scope; when the node throws after a steal,
+    // the array dies on the thief before the join and is freed at the join (stack.md "Abandoned blocks").
+    fj::scratch<unsigned char> held(n.children != 0 ? n.scratch_len : 0);
+    for (std::size_t k = 0; k < held.size(); k += 512) held[k] = static_cast<unsigned char>(k);
     for (std::uint32_t c = 0; c < n.children; ++c) {
       if (n.throw_at == static_cast<std::int32_t>(c)) throw_injected(k_body_error | n.id);
       if ((n.fork_bits >> c) & 1) {

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "support/test_config.hpp"
@@ -73,6 +76,51 @@ TEST(ScratchDeathTest, FreeingOutOfOrderStopsWithAMessage) {
         fj::sync_wait(pool, free_out_of_order);
       },
       "fj::scratch: freed out of order");
+}
+
+// A task holding scratch arrays throws between a fork and its join after its continuation was stolen: the
+// arrays die while unwinding on the thief, with the forked child's frame still above them on the original
+// stack. They are abandoned there and freed at the implicit join; the exception reaches sync_wait.
+struct stolen_flag {
+  std::atomic<bool> continuation_ran{false};
+};
+
+fj::task<void> wait_until_stolen(stolen_flag* flag) {
+  while (!flag->continuation_ran.load(std::memory_order_acquire)) {
+  }
+  co_return;
+}
+
+fj::task<long> throw_after_steal(bool catch_inside, std::size_t n) {
+  fj::scratch<long> outer(3);  // lives across the whole task: must survive the abandoned ones
+  outer[0] = 7;
+  stolen_flag flag;
+  try {
+    fj::scratch<long> a(n);
+    fj::scratch<char> b(1);
+    a[0] = 1;
+    co_await fj::fork(wait_until_stolen, &flag);
+    flag.continuation_ran.store(true, std::memory_order_release);
+    throw std::runtime_error("after the steal");
+  } catch (const std::runtime_error&) {
+    if (!catch_inside) throw;
+  }
+  co_await fj::join;
+  fj::scratch<long> after(4);  // allocated after the abandoned arrays were freed
+  after[0] = outer[0];
+  co_return after[0];
+}
+
+TEST(Scratch, ArraysDyingOnAThiefBeforeTheJoinAreFreedAtTheJoin) {
+  fj::busy_pool pool(2);
+  for (int rep = 0; rep < 200; ++rep) {
+    std::size_t const n = rep % 3 == 0 ? 3000 : 5;  // every third needs a stacklet of its own
+    EXPECT_THROW((void)fj::sync_wait(pool, throw_after_steal, false, n), std::runtime_error);
+    EXPECT_EQ(fj::sync_wait(pool, throw_after_steal, true, n), 7);
+  }
+  std::uint64_t steals = 0;
+  for (const fj::worker_stats& w : pool.stats()) steals += w.steals;
+  EXPECT_GE(steals, 400u);  // every run's continuation was stolen: the child waits for it
 }
 
 }  // namespace

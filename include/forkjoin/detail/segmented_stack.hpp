@@ -218,6 +218,37 @@ class segmented_stack {
     }
   }
 
+  // For a block that must be freed by a thread that does not own this stack: an fj::scratch array destroyed
+  // while its task unwinds on a thief, before the implicit join, with the forked children's frames still
+  // above it on this stack. The block (made by allocate(n)) is queued instead and freed by the owner once it
+  // is on top again: release_abandoned_on_top(), called whenever a join hands this stack back (stack.md
+  // "Abandoned blocks"). Its own memory holds the queue node, so this allocates nothing; the lock is taken
+  // only here and there, never on a fork or a join that nobody stole from.
+  void abandon(void* p, std::size_t n) noexcept {
+    auto* const q = static_cast<std::byte*>(p);
+    static_assert(sizeof(abandoned_block) <= k_frame_align,
+                  "an allocation of 1 byte must hold the queue node");
+    unpoison(q, sizeof(abandoned_block));  // the block was rounded up to hold it, but only n bytes unpoisoned
+    auto* const node = ::new (static_cast<void*>(q)) abandoned_block{q + round_up(n == 0 ? 1 : n), nullptr};
+    lock_abandoned();
+    node->next = abandoned_;
+    abandoned_ = node;
+    // relaxed: the owner reads it after the join that hands it the stack, which orders this store before that
+    // read (the abandoning thread arrives at that join later in its program order); the lock orders the
+    // queue.
+    has_abandoned_.store(true, std::memory_order_relaxed);
+    unlock_abandoned();
+  }
+
+  // Frees the abandoned blocks that are on top of the stack, the most recent first, until the top is a live
+  // block. Called by the owner; cheap when nothing was abandoned.
+  void release_abandoned_on_top() noexcept {
+    // relaxed: see abandon().
+    if (!has_abandoned_.load(std::memory_order_relaxed)) [[likely]]
+      return;
+    release_abandoned_slow();
+  }
+
   // True if [p, p + n) is the last allocation still live: the only block deallocate() may free next.
   [[nodiscard]] bool is_last(const void* p, std::size_t n) const noexcept {
     const auto* const q = static_cast<const std::byte*>(p);
@@ -348,6 +379,47 @@ class segmented_stack {
     return p;
   }
 
+  struct abandoned_block {
+    std::byte* end;  // one past the block: the stack pointer when this block is the top
+    abandoned_block* next;
+  };
+
+  void lock_abandoned() noexcept {
+    // acquire: pairs with the release in unlock_abandoned(), ordering the queue between threads.
+    while (abandoned_lock_.exchange(true, std::memory_order_acquire)) {
+      // relaxed: only waits until the lock looks free; the exchange above acquires it.
+      while (abandoned_lock_.load(std::memory_order_relaxed)) {
+      }
+    }
+  }
+  void unlock_abandoned() noexcept {
+    // release: pairs with the acquire exchange in lock_abandoned().
+    abandoned_lock_.store(false, std::memory_order_release);
+  }
+
+  [[gnu::cold, gnu::noinline]] void release_abandoned_slow() noexcept {
+    lock_abandoned();
+    bool freed = true;
+    while (freed) {
+      freed = false;
+      for (abandoned_block** link = &abandoned_; *link != nullptr; link = &(*link)->next) {
+        abandoned_block* const node = *link;
+        if (node->end != sp_ || reinterpret_cast<std::byte*>(node) < base_) continue;
+        *link = node->next;
+        auto* const q = reinterpret_cast<std::byte*>(node);
+        poison(q, static_cast<std::size_t>(sp_ - q));
+        fault_injection::frame_freed();
+        sp_ = q;
+        if (q == base_) pop_stacklet();
+        freed = true;
+        break;
+      }
+    }
+    // relaxed: see abandon().
+    has_abandoned_.store(abandoned_ != nullptr, std::memory_order_relaxed);
+    unlock_abandoned();
+  }
+
   // The current stacklet has just become empty: move back to the one below, keeping the emptied one as the
   // cache if it is at most twice as large as that one (paper's rule against hot-splitting), else freeing it.
   [[gnu::cold, gnu::noinline]] void pop_stacklet() noexcept {
@@ -378,6 +450,10 @@ class segmented_stack {
   stacklet* cur_ = nullptr;
   std::size_t used_below_ = 0;  // bytes used on the stacklets below the current one
   std::size_t reserved_ = 0;    // bytes of the blocks held, for reserved_bytes()
+  // Blocks freed by threads that do not own the stack (abandon()), waiting to be on top.
+  abandoned_block* abandoned_ = nullptr;
+  std::atomic<bool> has_abandoned_{false};
+  std::atomic<bool> abandoned_lock_{false};
 };
 
 }  // namespace fj::detail

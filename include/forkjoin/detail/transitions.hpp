@@ -31,6 +31,9 @@ namespace fj::detail {
 // Make `home` this worker's stack. The stack held until now must be empty: it becomes the spare (or is
 // freed).
 inline void take_stack(segmented_stack* home) noexcept {
+  // fj::scratch arrays abandoned on `home` by a thief before this join are on top of it now (stack.md
+  // "Abandoned blocks").
+  home->release_abandoned_on_top();
   segmented_stack* current = tls_stack;
   if (current == home) return;
   if (!current->empty()) broken_invariant("a worker adopting a stack still had frames on its own");
