@@ -6,7 +6,8 @@
 //   - with -DFJ_FAULT_INJECTION=1 (the test_fault_tree_test_injected build) every k-th frame allocation
 //     and/or every k-th stacklet allocation throws std::bad_alloc (detail/fault_injection.hpp).
 // Nodes take an fj::scratch array of random size (leaves in a called child, internal nodes across their
-// fork-join scope), so that stacks grow new stacklets and arrays die on thieves when a node throws.
+// fork-join scope), so that stacks grow new stacklets and faults hit scratch allocations too. (An array dying
+// on a thief because its node threw after a steal is rare here; tests/unit/scratch_test.cpp forces it.)
 // After each run: the root returned the serial answer if nothing was thrown, else rethrew one of the
 // exceptions actually thrown (identified by id); no node ran twice; every node that started ended exactly
 // once; a node that finished saw all its children finish; a node that never started belongs to a parent that
@@ -209,7 +210,7 @@ fj::task<void> node_task(const tree* t, std::uint32_t i, fragile arg, std::uint6
     if (n.children == 0) {
       co_await fj::call(leaf_work, n);
     }
-    // An internal node holds a scratch array across its fork-join scope; when the node throws after a steal,
+    // An internal node holds a scratch array across its fork-join scope; if the node throws after a steal,
     // the array dies on the thief before the join and is freed at the join (stack.md "Abandoned blocks").
     fj::scratch<unsigned char> held(n.children != 0 ? n.scratch_len : 0);
     for (std::size_t k = 0; k < held.size(); k += 512) held[k] = static_cast<unsigned char>(k);
