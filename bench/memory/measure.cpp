@@ -1,24 +1,15 @@
 #include "measure.hpp"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
-#include <system_error>
+
+#include "child_process.hpp"
 
 namespace fjm {
 namespace {
-
-[[noreturn]] void throw_errno(const char* what) {
-  throw std::system_error(errno, std::generic_category(), what);
-}
 
 template <class Pool>
 run_result run_on(Pool& pool, const run_request& request) {
@@ -63,28 +54,12 @@ run_result run_here(const run_request& request) {
 }
 
 std::vector<std::string> child_arguments(const run_request& r) {
-  return {"fj-memory",
-          "--run-one",
+  return {"--run-one",
           std::string(workload_name(r.work)),
           pool_name(r.pool),
           std::to_string(r.workers),
           std::to_string(r.size),
           r.probe ? "probe" : "no-probe"};
-}
-
-std::string read_all(int fd) {
-  std::string text;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got > 0) {
-      text.append(buffer, static_cast<std::size_t>(got));
-    } else if (got == 0) {
-      return text;
-    } else if (errno != EINTR) {
-      throw_errno("fj-memory: reading a child's output");
-    }
-  }
 }
 
 std::size_t field(const std::string& text, std::string_view key) {
@@ -136,49 +111,26 @@ int run_one(const std::vector<std::string>& arguments) {
 }
 
 run_result measure(const run_request& request) {
-  std::vector<std::string> storage = child_arguments(request);
-  std::vector<char*> argv;
-  for (std::string& s : storage) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) throw_errno("fj-memory: pipe");
-  const pid_t pid = ::fork();
-  if (pid < 0) throw_errno("fj-memory: fork");
-  if (pid == 0) {
-    // Only async-signal-safe calls between fork and exec.
-    ::close(pipe_fds[0]);
-    if (::dup2(pipe_fds[1], STDOUT_FILENO) < 0) ::_exit(127);
-    ::close(pipe_fds[1]);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
-  ::close(pipe_fds[1]);
-  const std::string output = read_all(pipe_fds[0]);
-  ::close(pipe_fds[0]);
-
-  int status = 0;
-  rusage usage{};
-  while (::wait4(pid, &status, 0, &usage) < 0) {
-    if (errno != EINTR) throw_errno("fj-memory: wait4");
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  const std::vector<std::string> arguments = child_arguments(request);
+  const fjb::child_outcome child = fjb::run_self(arguments);
+  if (child.killed_by_signal || child.exit_status != 0) {
     std::ostringstream what;
     what << "fj-memory: measurement child ";
-    for (std::size_t i = 1; i < storage.size(); ++i) what << storage[i] << ' ';
-    if (WIFSIGNALED(status)) {
-      what << "killed by signal " << WTERMSIG(status);
+    for (std::size_t i = 1; i < arguments.size(); ++i) what << arguments[i] << ' ';
+    if (child.killed_by_signal) {
+      what << "killed by signal " << child.signal;
     } else {
-      what << "exited with status " << WEXITSTATUS(status);
+      what << "exited with status " << child.exit_status;
     }
     throw std::runtime_error(what.str());
   }
+  const std::string& output = child.output;
   run_result result;
   result.stack_peak_bytes = field(output, "stack_peak");
   result.steals = field(output, "steals");
   result.profile.max_used_bytes = field(output, "max_used");
   result.profile.max_frames = field(output, "max_frames");
-  result.max_rss_kib = usage.ru_maxrss;  // Linux reports kibibytes
+  result.max_rss_kib = child.max_rss_kib;
   return result;
 }
 
