@@ -265,18 +265,9 @@ template <int Threads>
 fj_model::scenario make(deque_mode mode, const char* name, const char* description, std::int64_t capacity,
                         const char* script, int steals, rl::scheduler_type_e scheduler,
                         rl::iteration_t iterations, unsigned bound = 0) {
-  const deque_scenario config{mode, capacity, script, steals};
-  return {mode_name(mode),
-          name,
-          description,
-          Threads,
-          scheduler,
-          iterations,
-          bound,
-          [config](rl::test_params& p) {
-            deque_suite<Threads>::config = config;
-            return rl::simulate<deque_suite<Threads>>(p);
-          }};
+  return fj_model::suite_scenario<deque_suite<Threads>>(mode_name(mode), name, description, Threads,
+                                                        scheduler, iterations, bound,
+                                                        {mode, capacity, script, steals});
 }
 
 }  // namespace

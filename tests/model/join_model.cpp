@@ -179,18 +179,9 @@ join_scenario join_suite<Threads>::config{};
 template <int Threads>
 fj_model::scenario make(bool tsan, const char* name, const char* description, bool at_final, int throwing,
                         rl::scheduler_type_e scheduler, rl::iteration_t iterations, unsigned bound = 0) {
-  const join_scenario config{tsan, Threads - 1, at_final, throwing};
-  return {tsan ? "tsan" : "production",
-          name,
-          description,
-          Threads,
-          scheduler,
-          iterations,
-          bound,
-          [config](rl::test_params& p) {
-            join_suite<Threads>::config = config;
-            return rl::simulate<join_suite<Threads>>(p);
-          }};
+  return fj_model::suite_scenario<join_suite<Threads>>(tsan ? "tsan" : "production", name, description,
+                                                       Threads, scheduler, iterations, bound,
+                                                       {tsan, Threads - 1, at_final, throwing});
 }
 
 }  // namespace

@@ -229,6 +229,18 @@ struct scenario {
   std::function<bool(rl::test_params&)> simulate;
 };
 
+// A scenario that simulates the Relacy suite `Suite`, whose static `config` selects the variant, with
+// `config`.
+template <class Suite>
+scenario suite_scenario(const char* mode, const char* name, const char* description, unsigned threads,
+                        rl::scheduler_type_e scheduler, rl::iteration_t iterations, unsigned bound,
+                        const decltype(Suite::config)& config) {
+  return {mode, name, description, threads, scheduler, iterations, bound, [config](rl::test_params& p) {
+            Suite::config = config;
+            return rl::simulate<Suite>(p);
+          }};
+}
+
 struct totals {
   int passed = 0;
   int failed = 0;
