@@ -33,17 +33,12 @@ inline constexpr bool dependent_false = false;
 // What every promise has, whatever its result type.
 class promise_base : public frame {
  public:
-  // Checked here as well as in operator new: a compiler may elide the allocation of a frame that does not
-  // escape (HALO), and a task created outside a worker must fail the same way whatever the compiler did.
-  promise_base() : frame(tls_stack) {
-    if (home == nullptr) [[unlikely]]
-      throw_not_in_worker();
-    trivially_finished = true;
-  }
-
   // The compiler passes the coroutine's parameter copies (the object first, for a member function) to this
-  // constructor, which is how the frame learns whether destroying them is a no-op. A reference parameter is
-  // seen as its referent, so it only ever makes the answer a conservative false.
+  // constructor, which is how the frame learns whether destroying them is a no-op (an empty pack: yes). A
+  // reference parameter is seen as its referent, so it only ever makes the answer a conservative false.
+  // The worker check is made here as well as in operator new: a compiler may elide the allocation of a frame
+  // that does not escape (HALO), and a task created outside a worker must fail the same way whatever the
+  // compiler did.
   template <class... Params>
   explicit promise_base(Params&... /*params*/) : frame(tls_stack) {
     if (home == nullptr) [[unlikely]]
