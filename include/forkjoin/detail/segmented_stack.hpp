@@ -25,6 +25,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <mutex>
 #include <new>
 
 #include "forkjoin/detail/fault_injection.hpp"
@@ -230,14 +231,13 @@ class segmented_stack {
                   "an allocation of 1 byte must hold the queue node");
     unpoison(q, sizeof(abandoned_block));  // the block was rounded up to hold it, but only n bytes unpoisoned
     auto* const node = ::new (static_cast<void*>(q)) abandoned_block{q + round_up(n == 0 ? 1 : n), nullptr};
-    lock_abandoned();
+    std::lock_guard lock(abandoned_mutex_);
     node->next = abandoned_;
     abandoned_ = node;
     // relaxed: the owner reads it after the join that hands it the stack, which orders this store before that
     // read (the abandoning thread arrives at that join later in its program order); the lock orders the
     // queue.
     has_abandoned_.store(true, std::memory_order_relaxed);
-    unlock_abandoned();
   }
 
   // Frees the abandoned blocks that are on top of the stack, the most recent first, until the top is a live
@@ -384,21 +384,8 @@ class segmented_stack {
     abandoned_block* next;
   };
 
-  void lock_abandoned() noexcept {
-    // acquire: pairs with the release in unlock_abandoned(), ordering the queue between threads.
-    while (abandoned_lock_.exchange(true, std::memory_order_acquire)) {
-      // relaxed: only waits until the lock looks free; the exchange above acquires it.
-      while (abandoned_lock_.load(std::memory_order_relaxed)) {
-      }
-    }
-  }
-  void unlock_abandoned() noexcept {
-    // release: pairs with the acquire exchange in lock_abandoned().
-    abandoned_lock_.store(false, std::memory_order_release);
-  }
-
   [[gnu::cold, gnu::noinline]] void release_abandoned_slow() noexcept {
-    lock_abandoned();
+    std::lock_guard lock(abandoned_mutex_);
     bool freed = true;
     while (freed) {
       freed = false;
@@ -417,7 +404,6 @@ class segmented_stack {
     }
     // relaxed: see abandon().
     has_abandoned_.store(abandoned_ != nullptr, std::memory_order_relaxed);
-    unlock_abandoned();
   }
 
   // The current stacklet has just become empty: move back to the one below, keeping the emptied one as the
@@ -453,7 +439,7 @@ class segmented_stack {
   // Blocks freed by threads that do not own the stack (abandon()), waiting to be on top.
   abandoned_block* abandoned_ = nullptr;
   std::atomic<bool> has_abandoned_{false};
-  std::atomic<bool> abandoned_lock_{false};
+  std::mutex abandoned_mutex_;  // guards abandoned_
 };
 
 }  // namespace fj::detail
