@@ -52,6 +52,7 @@ struct worker_stats {
   std::uint64_t submissions_run = 0;     // tasks it took from its submission queue (roots and resume_on)
   std::uint64_t sleeps = 0;              // times it went to sleep (lazy and unit pools)
   std::uint64_t nanoseconds_asleep = 0;  // total time asleep
+  std::uint64_t forks_run_as_calls = 0;  // forks whose parent could not be pushed (the deque could not grow)
 };
 
 }  // namespace fj

@@ -58,7 +58,7 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
     stack_budget_scope budget(core.stack_budget());
     root = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release();
   }
-  root->kind = task_kind::root;
+  root->state.kind = task_kind::root;
   root->root = &result;
   try {
     core.submit_root(result, root);

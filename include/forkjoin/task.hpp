@@ -18,6 +18,12 @@
 #include "forkjoin/errors.hpp"
 #include "forkjoin/join.hpp"
 
+#if defined(__clang__)
+#define FJ_DETAIL_TRIVIAL_ABI [[clang::trivial_abi]]
+#else
+#define FJ_DETAIL_TRIVIAL_ABI
+#endif
+
 namespace fj {
 
 template <class T>
@@ -26,6 +32,11 @@ class task;
 namespace detail {
 
 [[noreturn, gnu::cold, gnu::noinline]] inline void throw_not_in_worker() { throw not_in_worker_error(); }
+
+// Destroys a task that was never started. Out of line on purpose: the frame's address escapes into a call the
+// compiler cannot see through, which rules out eliding the frame's allocation (HALO) and so keeps the worker
+// check in operator new effective (promise_base).
+[[gnu::noinline]] inline void destroy_unstarted(frame* f) noexcept { f->handle().destroy(); }
 
 template <class>
 inline constexpr bool dependent_false = false;
@@ -36,14 +47,12 @@ class promise_base : public frame {
   // The compiler passes the coroutine's parameter copies (the object first, for a member function) to this
   // constructor, which is how the frame learns whether destroying them is a no-op (an empty pack: yes). A
   // reference parameter is seen as its referent, so it only ever makes the answer a conservative false.
-  // The worker check is made here as well as in operator new: a compiler may elide the allocation of a frame
-  // that does not escape (HALO), and a task created outside a worker must fail the same way whatever the
-  // compiler did.
+  // It cannot throw, so a task's ramp has no landing pad and saves no registers. The worker check is in
+  // operator new alone: the allocation of a frame is never elided (task's destructor hands an unstarted frame
+  // to an opaque function, so the handle escapes), so a task created outside a worker always fails there.
   template <class... Params>
-  explicit promise_base(Params&... /*params*/) : frame(tls_stack) {
-    if (home == nullptr) [[unlikely]]
-      throw_not_in_worker();
-    trivially_finished = (std::is_trivially_destructible_v<Params> && ...);
+  explicit promise_base(Params&... /*params*/) noexcept : frame(tls_stack) {
+    state.has_destructors = !(std::is_trivially_destructible_v<Params> && ...);
   }
 
   // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
@@ -90,7 +99,7 @@ class promise : public promise_base {
   void return_value(U&& value) {
     if (out_ != nullptr) [[likely]] {
       *out_ = std::forward<U>(value);
-    } else if (kind == task_kind::root) {
+    } else if (state.kind == task_kind::root) {
       static_cast<root_result<T>*>(root)->value.emplace(std::forward<U>(value));
     }
   }
@@ -112,9 +121,11 @@ class promise<void> : public promise_base {
 }  // namespace detail
 
 // The handle a task function returns. It owns the (not yet started) frame until fj::fork, fj::call or
-// fj::sync_wait takes it; a task that is dropped unstarted is destroyed.
+// fj::sync_wait takes it; a task that is dropped unstarted is destroyed. With clang it is returned in a
+// register despite its destructor (trivial_abi: it is one pointer, and moving it leaves null behind), which
+// saves a store and a load on every fork and call.
 template <class T>
-class [[nodiscard]] task {
+class [[nodiscard]] FJ_DETAIL_TRIVIAL_ABI task {
   static_assert(
       !std::is_reference_v<T>,
       "fj::task<T&> is not supported: return a pointer or std::reference_wrapper, or write through out");
@@ -129,7 +140,7 @@ class [[nodiscard]] task {
   task(const task&) = delete;
   task& operator=(const task&) = delete;
   ~task() {
-    if (promise_ != nullptr) promise_->handle().destroy();
+    if (promise_ != nullptr) detail::destroy_unstarted(promise_);
   }
 
   // Hands the frame over to whoever starts it.

@@ -37,7 +37,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
   [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
 
   template <class P>
-  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) {
+  [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent) noexcept {
     static_assert(is_task_promise<P>,
                   "fj::fork and fj::call can only be awaited inside a coroutine that returns fj::task<T>");
     // Read everything we need from this awaiter before publishing the parent: once it is on the deque a thief
@@ -46,15 +46,15 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     frame* const self = &parent.promise();
     child->parent = self;
     if constexpr (Fork) {
-      child->kind = task_kind::fork;
-      try {
-        // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
-        tls_worker->owner.push(self);
-        chaos_point();
-      } catch (...) {
-        child->handle().destroy();
-        throw;
+      child->state.kind = task_kind::fork;
+      // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
+      if (!tls_worker->owner.try_push(self)) [[unlikely]] {
+        // The deque could not grow (out of memory): nothing was published, so the child runs as a call. The
+        // fork loses its parallelism, not its result, and the hot path needs no exception handling.
+        child->state.kind = task_kind::call;
+        worker_counters::bump(tls_worker->counters.forks_run_as_calls);
       }
+      chaos_point();
     }
     return transfer(child->handle());
   }
@@ -77,7 +77,7 @@ class join_awaiter {
 
   [[gnu::always_inline]] void await_resume() const {
     frame* const self = self_;
-    if (self->steals != 0) reset_join(self);
+    if (self->state.steals != 0) reset_join(self);
     if (self->exception) [[unlikely]]
       rethrow(self);
   }
@@ -101,20 +101,16 @@ struct final_awaiter {
   template <class P>
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
     frame* const self = &h.promise();
-    // Stolen since its last join (children may still run: join implicitly), a pending child exception, or a
-    // root: all take the out-of-line path.
-    if (self->steals != 0 || self->exception || self->kind == task_kind::root) [[unlikely]] {
+    // Stolen since its last join (children may still run: join implicitly), a root, parameters with
+    // destructors (frame_state), or a pending child exception: all take the out-of-line path.
+    std::uint64_t const state = self->state_word();
+    if ((state != k_call_state && state != k_fork_state) || self->exception) [[unlikely]] {
       return transfer(final_slow(self));
     }
     frame* const parent = self->parent;
-    bool const forked = self->kind == task_kind::fork;
-    if (self->trivially_finished) [[likely]] {
-      self->home->deallocate_last(h.address());
-    } else {
-      h.destroy();
-    }
-    if (!forked) return transfer(parent->handle());
-    if (tls_worker->owner.pop()) [[likely]]
+    self->home->deallocate_last(h.address());
+    if (state == k_call_state) return transfer(parent->handle());
+    if (tls_worker->owner.pop_discard()) [[likely]]
       return transfer(parent->handle());
     return transfer(return_to_stolen_parent(parent));
   }

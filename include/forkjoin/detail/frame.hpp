@@ -4,6 +4,7 @@
 // is docs/protocols/join.md; the ownership of `home` is docs/protocols/stack.md.
 
 #include <atomic>
+#include <bit>
 #include <coroutine>
 #include <cstdint>
 #include <exception>
@@ -24,6 +25,31 @@ enum class task_kind : std::uint8_t {
 // can be stolen between two joins, which is bounded by the number of forks in that scope.
 inline constexpr std::uint32_t k_join_init = std::uint32_t{1} << 30;
 
+// What a task's final suspend must check before it may take the fast path, in eight bytes that it reads with
+// one load (frame::state_word()): the fast path is taken exactly when they equal k_call_state or
+// k_fork_state.
+struct frame_state {
+  task_kind kind = task_kind::call;
+  // Set by the frame itself before it joins implicitly at its final suspend: the child that arrives last must
+  // finish the frame (destroy it, continue its parent) instead of resuming it (join.md §4).
+  bool at_final = false;
+  // Some parameter copy has a destructor to run when the frame is destroyed (set by the promise's
+  // constructor, which sees the parameters). Without one, the final suspend's fast path only frees the
+  // frame's memory and skips the indirect call to the coroutine's destroy function.
+  bool has_destructors = false;
+  std::uint8_t unused = 0;
+  // Times this frame's continuation was stolen since its last join. Only the worker running the continuation
+  // touches it: thieves increment it right after a successful steal, before resuming.
+  std::uint32_t steals = 0;
+};
+static_assert(sizeof(frame_state) == sizeof(std::uint64_t), "frame_state must be read with one load");
+
+// The two states that take the final suspend's fast path: a call or a fork, never stolen since the last join,
+// without parameter destructors.
+inline constexpr std::uint64_t k_call_state = std::bit_cast<std::uint64_t>(frame_state{});
+inline constexpr std::uint64_t k_fork_state =
+    std::bit_cast<std::uint64_t>(frame_state{.kind = task_kind::fork});
+
 struct frame {
   union {
     frame* parent;    // kind call or fork
@@ -36,27 +62,17 @@ struct frame {
   // subtracts 1, the parent subtracts (k_join_init - steals) at its join. Whoever brings it to zero continues
   // the parent.
   std::atomic<std::uint32_t> joins{k_join_init};
-  // Times this frame's continuation was stolen since its last join. Only the worker running the continuation
-  // touches it: thieves increment it right after a successful steal, before resuming.
-  std::uint32_t steals = 0;
-
-  task_kind kind = task_kind::call;
-  // Set by the frame itself before it joins implicitly at its final suspend: the child that arrives last must
-  // finish the frame (destroy it, continue its parent) instead of resuming it (join.md §4).
-  bool at_final = false;
-  // True when destroying the frame at its final suspend only has to free its memory: every parameter copy is
-  // trivially destructible (set by the promise's constructor, which sees the parameters), and the fast path
-  // of final_awaiter has checked that the exception slot is empty. Lets that path skip the indirect call to
-  // the coroutine's destroy function.
-  bool trivially_finished = false;
   // First-exception slot: whoever wins this flag writes `exception`; losers drop theirs (join.md §5).
   std::atomic<bool> exception_claimed{false};
+  alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
 
   // parent/root and coro are left for their writers (the fork/call awaiter or sync_wait; get_return_object):
   // they are written before anyone reads them, and skipping two stores per task is measurable on fork-heavy
   // code.
   explicit frame(segmented_stack* h) noexcept : home(h) {}
+
+  [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state); }
 
   [[nodiscard]] std::coroutine_handle<> handle() const noexcept {
     return std::coroutine_handle<>::from_address(coro);

@@ -179,7 +179,8 @@ class pool_core {
           {c.steal_attempts.load(std::memory_order_relaxed), c.steals.load(std::memory_order_relaxed),
            c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
            c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
-           c.nanoseconds_asleep.load(std::memory_order_relaxed)});
+           c.nanoseconds_asleep.load(std::memory_order_relaxed),
+           c.forks_run_as_calls.load(std::memory_order_relaxed)});
     }
     return out;
   }
@@ -326,7 +327,7 @@ class pool_core {
     if (!stolen) return false;
     frame* f = stolen.value;
     // The thief now runs the continuation; steals is owned by whoever runs it (frame.hpp).
-    ++f->steals;
+    ++f->state.steals;
     worker_counters::bump(self.counters.steals);
     become_active(self);
     run_from_scheduler(f->handle());

@@ -27,8 +27,10 @@
 #include <exception>
 #include <mutex>
 #include <new>
+#include <utility>
 
 #include "forkjoin/detail/fault_injection.hpp"
+#include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -184,7 +186,10 @@ class segmented_stack {
       fault_injection::frame_allocated();
       return p;
     }
-    return allocate_slow(n);
+    void* const p = try_allocate_slow(n);
+    if (p == nullptr) [[unlikely]]
+      rethrow_allocation_failure();
+    return p;
   }
 
   // Frees p, which must be the last allocation still live, made with the same n.
@@ -336,7 +341,23 @@ class segmented_stack {
     return doubled > fits ? doubled : fits;
   }
 
-  [[gnu::cold, gnu::noinline]] void* allocate_slow(std::size_t n) {
+  // The slow path of allocate() in the calling convention of the hot path's slow paths (slow_path.hpp), which
+  // must not throw: a failure is kept in failure_ and rethrown by rethrow_allocation_failure(), in the usual
+  // convention.
+  [[gnu::cold]] FJ_DETAIL_SLOW_PATH void* try_allocate_slow(std::size_t n) noexcept {
+    try {
+      return allocate_slow(n);
+    } catch (...) {
+      failure_ = std::current_exception();
+      return nullptr;
+    }
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] void rethrow_allocation_failure() {
+    std::rethrow_exception(std::exchange(failure_, nullptr));
+  }
+
+  void* allocate_slow(std::size_t n) {
     const std::size_t want = n == 0 ? 1 : n;
     if (want > ~std::size_t{0} - (k_frame_align - 1)) {
       throw std::bad_alloc();
@@ -408,7 +429,7 @@ class segmented_stack {
 
   // The current stacklet has just become empty: move back to the one below, keeping the emptied one as the
   // cache if it is at most twice as large as that one (paper's rule against hot-splitting), else freeing it.
-  [[gnu::cold, gnu::noinline]] void pop_stacklet() noexcept {
+  [[gnu::cold]] FJ_DETAIL_SLOW_PATH void pop_stacklet() noexcept {
     stacklet* const emptied = cur_;
     stacklet* const below = emptied->prev;
     if (below == nullptr) {
@@ -436,6 +457,7 @@ class segmented_stack {
   stacklet* cur_ = nullptr;
   std::size_t used_below_ = 0;  // bytes used on the stacklets below the current one
   std::size_t reserved_ = 0;    // bytes of the blocks held, for reserved_bytes()
+  std::exception_ptr failure_;  // why try_allocate_slow() returned null, until rethrown
   // Blocks freed by threads that do not own the stack (abandon()), waiting to be on top.
   abandoned_block* abandoned_ = nullptr;
   std::atomic<bool> has_abandoned_{false};

@@ -17,6 +17,7 @@
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 
 namespace fj::detail {
@@ -76,9 +77,9 @@ inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
 // The parent side of a join, for a frame whose continuation was stolen: returns true if every child has
 // already returned (the caller continues the frame, now on the frame's own stack), false if a child will
 // continue it.
-inline bool arrive_at_join(frame* self) noexcept {
+FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(frame* self) noexcept {
   segmented_stack* const home = self->home;
-  std::uint32_t const ours = k_join_init - self->steals;
+  std::uint32_t const ours = k_join_init - self->state.steals;
   segmented_stack* const current = tls_stack;
   chaos_point();
   // LIFETIME: after this fetch_sub the last child may resume or finish `self` on another worker; read nothing
@@ -93,9 +94,10 @@ inline bool arrive_at_join(frame* self) noexcept {
   return false;
 }
 
-[[gnu::noinline]] inline bool stolen_join_is_ready(frame* self) noexcept {
+FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(frame* self) noexcept {
   // acquire: pairs with the release fetch_sub of each child that returned to this stolen frame.
-  if (self->joins.load(std::memory_order_acquire) == k_join_init - self->steals) {  // model: join.ready.load
+  if (self->joins.load(std::memory_order_acquire) ==
+      k_join_init - self->state.steals) {  // model: join.ready.load
     take_stack(self->home);
     return true;
   }
@@ -104,7 +106,7 @@ inline bool arrive_at_join(frame* self) noexcept {
 
 // True when a join needs no suspension: nothing was stolen, or every stolen-from child has already returned.
 [[gnu::always_inline]] inline bool join_is_ready(frame* self) noexcept {
-  if (self->steals == 0) [[likely]]
+  if (self->state.steals == 0) [[likely]]
     return true;
   return stolen_join_is_ready(self);
 }
@@ -112,7 +114,7 @@ inline bool arrive_at_join(frame* self) noexcept {
 // After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
 // touches it now.
 inline void reset_join(frame* self) noexcept {
-  self->steals = 0;
+  self->state.steals = 0;
   // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
   // deque.
   self->joins.store(k_join_init, std::memory_order_relaxed);  // model: join.reset
@@ -121,7 +123,7 @@ inline void reset_join(frame* self) noexcept {
 std::coroutine_handle<> finish(frame* self) noexcept;
 
 inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
-  if (f->at_final) [[unlikely]]
+  if (f->state.at_final) [[unlikely]]
     return finish(f);
   return f->handle();
 }
@@ -134,7 +136,7 @@ inline void acquire_fence_unless_tsan() noexcept {
 }
 
 // Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen.
-[[gnu::noinline]] inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
+FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
   segmented_stack* const home = parent->home;
   segmented_stack* const current = tls_stack;
   chaos_point();
@@ -158,7 +160,7 @@ inline void acquire_fence_unless_tsan() noexcept {
 // Destroy a frame whose body has finished and whose children have all returned, and continue its parent
 // (Algorithm 5). The caller owns the frame's stack.
 [[gnu::noinline]] inline std::coroutine_handle<> finish(frame* self) noexcept {
-  task_kind const kind = self->kind;
+  task_kind const kind = self->state.kind;
   frame* const parent = kind == task_kind::root ? nullptr : self->parent;
   root_base* const root = kind == task_kind::root ? self->root : nullptr;
   std::exception_ptr e = std::move(self->exception);
@@ -169,7 +171,7 @@ inline void acquire_fence_unless_tsan() noexcept {
       return parent->handle();
     case task_kind::fork:
       if (e) deliver_exception(parent, std::move(e));
-      if (tls_worker->owner.pop()) return parent->handle();
+      if (tls_worker->owner.pop_discard()) return parent->handle();
       return return_to_stolen_parent(parent);
     case task_kind::root:
       if (e) root->exception = std::move(e);
@@ -182,9 +184,9 @@ inline void acquire_fence_unless_tsan() noexcept {
 
 // The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may
 // still run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
-[[gnu::noinline]] inline std::coroutine_handle<> final_slow(frame* self) noexcept {
-  if (self->steals != 0) {
-    self->at_final = true;
+FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> final_slow(frame* self) noexcept {
+  if (self->state.steals != 0) {
+    self->state.at_final = true;
     if (!join_is_ready(self) && !arrive_at_join(self)) return std::noop_coroutine();
   }
   return finish(self);

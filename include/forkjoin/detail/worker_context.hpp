@@ -26,6 +26,7 @@ struct worker_counters {
   std::atomic<std::uint64_t> exceptions_dropped{0};
   std::atomic<std::uint64_t> sleeps{0};
   std::atomic<std::uint64_t> nanoseconds_asleep{0};
+  std::atomic<std::uint64_t> forks_run_as_calls{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n) noexcept {
     // relaxed: single writer; readers only want an eventually consistent statistic.

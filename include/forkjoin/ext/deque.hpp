@@ -8,12 +8,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
 
 namespace fj {
@@ -54,7 +56,12 @@ class deque_owner {
  public:
   // May allocate (and throw std::bad_alloc) only when the deque has to grow.
   void push(T value) { d_->push(value); }
-  [[nodiscard]] std::optional<T> pop() noexcept { return d_->pop(); }
+  // Like push, but reports a failed growth by returning false (the deque is unchanged) instead of throwing.
+  [[nodiscard]] bool try_push(T value) noexcept { return d_->try_push(value); }
+  [[nodiscard]] std::optional<T> pop() noexcept { return d_->template pop_bottom<true>(); }
+  // Like pop, for an owner that knows what it pushed last: true if the item was still there and is now taken,
+  // without reading its slot.
+  [[nodiscard]] bool pop_discard() noexcept { return d_->template pop_bottom<false>(); }
   [[nodiscard]] bool empty() const noexcept { return d_->owner_empty(); }
 
  private:
@@ -132,16 +139,22 @@ class deque {
   // ---- owner operations (docs/protocols/deque.md §"Operations") ----
 
   void push(T value) {
+    if (!try_push(value)) throw std::bad_alloc();
+  }
+
+  // Returns false, leaving the deque unchanged, if it had to grow and the larger buffer could not be
+  // allocated.
+  [[nodiscard]] bool try_push(T value) noexcept {
     // relaxed: only the owner writes bottom_.
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);  // model: deque.push.bottom
     // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before
     // we overwrite that slot on a later lap.
     const std::int64_t t = top_.load(std::memory_order_acquire);  // model: deque.push.top
     if (b - t > owner_mask_) [[unlikely]] {
-      grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
-      return;
+      return grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
     }
     publish(value, b);
+    return true;
   }
 
   // Writes the slot for index b and makes it visible to thieves by moving bottom_ past it.
@@ -161,7 +174,14 @@ class deque {
     }
   }
 
-  std::optional<T> pop() noexcept {
+  std::optional<T> pop() noexcept { return pop_bottom<true>(); }
+
+  // pop() (Keep) or pop_discard() (!Keep): the same steps, the latter without reading the slot.
+  template <bool Keep>
+  using pop_result = std::conditional_t<Keep, std::optional<T>, bool>;
+
+  template <bool Keep>
+  pop_result<Keep> pop_bottom() noexcept {
     // relaxed: only the owner writes bottom_.
     const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;  // model: deque.pop.bottom
     std::int64_t t = 0;
@@ -174,7 +194,7 @@ class deque {
     } else {
       // relaxed: ordered against the load of top_ by the fence that follows.
       bottom_.store(b, std::memory_order_relaxed);  // model: deque.pop.reserve
-      if (asymmetric_) {
+      if (asymmetric_) [[likely]] {
         // compiler barrier: pairs with the membarrier in steal() (docs/protocols/deque.md §"Asymmetric
         // mode").
         detail::compiler_fence();  // model: deque.pop.fence.asymmetric
@@ -188,26 +208,38 @@ class deque {
 
     if (t < b) [[likely]] {
       // More than one item: no thief can reach index b, so it is ours without a CAS.
-      // relaxed: the owner wrote this slot itself.
-      return owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(  // model: deque.pop.slot
-          std::memory_order_relaxed);
+      if constexpr (Keep) {
+        // relaxed: the owner wrote this slot itself.
+        return owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(  // model: deque.pop.slot
+            std::memory_order_relaxed);
+      } else {
+        return true;
+      }
     }
     if (t == b) {
-      // The last item: race the thieves for it on top_.
-      // model: deque.pop.last.slot
-      const T value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
+      // The last item: race the thieves for it on top_. Its slot is read before the CAS: once a thief has
+      // won, the owner may overwrite it.
+      T value{};
+      if constexpr (Keep) {
+        // model: deque.pop.last.slot
+        value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
+      }
       // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins.
       const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                                     std::memory_order_relaxed);  // model: deque.pop.cas
       restore_bottom(b + 1);
       if (won) {
-        return value;
+        if constexpr (Keep) {
+          return value;
+        } else {
+          return true;
+        }
       }
-      return std::nullopt;
+      return pop_result<Keep>{};
     }
     // Empty: undo the decrement.
     restore_bottom(b + 1);
-    return std::nullopt;
+    return pop_result<Keep>{};
   }
 
   void restore_bottom(std::int64_t b) noexcept {
@@ -283,10 +315,11 @@ class deque {
 
   // ---- growth (docs/protocols/deque.md §"Growth and buffer retirement") ----
 
-  // The buffer is full: move the items [t, b) to one twice as large, then push. Strong exception guarantee:
-  // nothing changes if an allocation throws.
-  [[gnu::cold]] [[gnu::noinline]] void grow_and_push(T value, std::int64_t t, std::int64_t b) {
-    auto bigger = std::make_unique<ring>(2 * (owner_mask_ + 1));
+  // The buffer is full: move the items [t, b) to one twice as large, then push. Returns false, with nothing
+  // changed, if an allocation fails.
+  [[gnu::cold]] FJ_DETAIL_SLOW_PATH bool grow_and_push(T value, std::int64_t t, std::int64_t b) noexcept {
+    std::unique_ptr<ring> bigger = make_ring_for_growth();
+    if (bigger == nullptr) return false;
     for (std::int64_t i = t; i < b; ++i) {
       // relaxed: the owner is the only writer of slots; thieves read the copies after the release in
       // use_ring().
@@ -294,9 +327,23 @@ class deque {
           std::memory_order_relaxed);
       bigger->at(i).store(item, std::memory_order_relaxed);  // model: deque.grow.store
     }
-    rings_.push_back(std::move(bigger));  // may throw; nothing is published yet
+    rings_.push_back(std::move(bigger));  // cannot throw: reserved above
     use_ring(rings_.back().get());
     publish(value, b);
+    return true;
+  }
+
+  // A buffer twice the current size, with room reserved for it in rings_; null if either allocation fails.
+  // Kept apart from grow_and_push so that the exception handling is in a function with the usual calling
+  // convention.
+  [[gnu::cold, gnu::noinline]] std::unique_ptr<ring> make_ring_for_growth() noexcept {
+    try {
+      auto bigger = std::make_unique<ring>(2 * (owner_mask_ + 1));
+      rings_.reserve(rings_.size() + 1);
+      return bigger;
+    } catch (...) {  // std::bad_alloc (or length_error from reserve): nothing has changed
+      return nullptr;
+    }
   }
 
   void use_ring(ring* r) noexcept {
