@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -17,8 +18,18 @@ struct problem {
   int depth;
 };
 
-// Parallel versions keep the children's counts in a fixed array of this size.
+// Parallel versions keep the children's sums in a fixed array of this size.
 inline constexpr int largest_branching = 16;
+using child_sums = std::array<std::uint64_t, largest_branching>;
+
+// A node's sum once its first `branching` children have stored theirs (the parallel versions' join).
+[[nodiscard]] inline std::uint64_t sum_of_children(const child_sums& parts, int branching) noexcept {
+  std::uint64_t total = 0;
+  for (int child = 0; child < branching; ++child) {
+    total += parts[static_cast<std::size_t>(child)];
+  }
+  return total;
+}
 
 [[nodiscard]] constexpr problem problem_at(scale s) noexcept {
   return by_scale(s, problem{7, 6}, problem{9, 7}, problem{9, 9});
@@ -41,6 +52,18 @@ inline void verify(const problem& p, std::uint64_t computed) {
   expect_equal("dfs: sum of the leaf numbers of a " + std::to_string(p.branching) + "^" +
                    std::to_string(p.depth) + " tree",
                computed, sum_of_leaf_numbers(p));
+}
+
+// The OpenMP and TBB versions differ only in their search and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, std::uint64_t (*Search)(int branching, int depth, std::uint64_t number)>
+run_result run_on_team(const run_request& request) {
+  const problem p = problem_at(request.size);
+  Team team(request.workers);
+  std::uint64_t answer = 0;
+  const double seconds = team.time([&] { answer = Search(p.branching, p.depth, 0); });
+  verify(p, answer);
+  return {seconds};
 }
 
 }  // namespace fjb::dfs

@@ -1,5 +1,3 @@
-#include <array>
-
 #include "dfs.hpp"
 #include "teams/fj_team.hpp"
 
@@ -10,17 +8,13 @@ fj::task<std::uint64_t> search(int branching, int depth, std::uint64_t number) {
   if (depth == 0) {
     co_return number;
   }
-  std::array<std::uint64_t, largest_branching> parts{};
+  child_sums parts{};
   for (int child = 0; child < branching; ++child) {
     co_await fj::fork(&parts[static_cast<std::size_t>(child)], search, branching, depth - 1,
                       child_number(number, branching, child));
   }
   co_await fj::join;
-  std::uint64_t total = 0;
-  for (int child = 0; child < branching; ++child) {
-    total += parts[static_cast<std::size_t>(child)];
-  }
-  co_return total;
+  co_return sum_of_children(parts, branching);
 }
 
 template <class Pool>

@@ -1,5 +1,3 @@
-#include <array>
-
 #include "dfs.hpp"
 #include "teams/omp_team.hpp"
 
@@ -10,30 +8,17 @@ std::uint64_t search(int branching, int depth, std::uint64_t number) {
   if (depth == 0) {
     return number;
   }
-  std::array<std::uint64_t, largest_branching> parts{};
+  child_sums parts{};
   for (int child = 0; child < branching; ++child) {
 #pragma omp task shared(parts)
     parts[static_cast<std::size_t>(child)] =
         search(branching, depth - 1, child_number(number, branching, child));
   }
 #pragma omp taskwait
-  std::uint64_t total = 0;
-  for (int child = 0; child < branching; ++child) {
-    total += parts[static_cast<std::size_t>(child)];
-  }
-  return total;
+  return sum_of_children(parts, branching);
 }
 
-run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
-  omp_team team(request.workers);
-  std::uint64_t answer = 0;
-  const double seconds = team.time([&] { answer = search(p.branching, p.depth, 0); });
-  verify(p, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"dfs", "omp", run};
+const implementation_registrar registrar{"dfs", "omp", run_on_team<omp_team, search>};
 
 }  // namespace
 }  // namespace fjb::dfs

@@ -1,7 +1,5 @@
 #include <tbb/task_group.h>
 
-#include <array>
-
 #include "dfs.hpp"
 #include "teams/tbb_team.hpp"
 
@@ -12,7 +10,7 @@ std::uint64_t search(int branching, int depth, std::uint64_t number) {
   if (depth == 0) {
     return number;
   }
-  std::array<std::uint64_t, largest_branching> parts{};
+  child_sums parts{};
   tbb::task_group group;
   for (int child = 0; child < branching; ++child) {
     group.run([&parts, child, branching, depth, number] {
@@ -21,23 +19,10 @@ std::uint64_t search(int branching, int depth, std::uint64_t number) {
     });
   }
   group.wait();
-  std::uint64_t total = 0;
-  for (int child = 0; child < branching; ++child) {
-    total += parts[static_cast<std::size_t>(child)];
-  }
-  return total;
+  return sum_of_children(parts, branching);
 }
 
-run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
-  tbb_team team(request.workers);
-  std::uint64_t answer = 0;
-  const double seconds = team.time([&] { answer = search(p.branching, p.depth, 0); });
-  verify(p, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"dfs", "tbb", run};
+const implementation_registrar registrar{"dfs", "tbb", run_on_team<tbb_team, search>};
 
 }  // namespace
 }  // namespace fjb::dfs

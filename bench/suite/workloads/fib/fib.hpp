@@ -25,4 +25,16 @@ inline void verify(int n, long computed) {
   expect_equal("fib(" + std::to_string(n) + ")", computed, fibonacci(n));
 }
 
+// The OpenMP and TBB versions differ only in their recursion and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, long (*Fib)(int n)>
+run_result run_on_team(const run_request& request) {
+  const int n = argument(request.size);
+  Team team(request.workers);
+  long answer = 0;
+  const double seconds = team.time([&] { answer = Fib(n); });
+  verify(n, answer);
+  return {seconds};
+}
+
 }  // namespace fjb::fib

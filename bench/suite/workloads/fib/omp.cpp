@@ -17,16 +17,7 @@ long fib(int n) {
   return a + b;
 }
 
-run_result run(const run_request& request) {
-  const int n = argument(request.size);
-  omp_team team(request.workers);
-  long answer = 0;
-  const double seconds = team.time([&] { answer = fib(n); });
-  verify(n, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"fib", "omp", run};
+const implementation_registrar registrar{"fib", "omp", run_on_team<omp_team, fib>};
 
 }  // namespace
 }  // namespace fjb::fib

@@ -16,16 +16,7 @@ long fib(int n) {
   return a + b;
 }
 
-run_result run(const run_request& request) {
-  const int n = argument(request.size);
-  tbb_team team(request.workers);
-  long answer = 0;
-  const double seconds = team.time([&] { answer = fib(n); });
-  verify(n, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"fib", "tbb", run};
+const implementation_registrar registrar{"fib", "tbb", run_on_team<tbb_team, fib>};
 
 }  // namespace
 }  // namespace fjb::fib

@@ -44,4 +44,16 @@ inline void finish_step(grid& g) noexcept { g.now.swap(g.next); }
 // Against a serial solution computed here, outside the timed region.
 void verify(const problem& p, const grid& computed);
 
+// The OpenMP and TBB versions differ only in their simulation and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, void (*Simulate)(grid& g, int steps)>
+run_result run_on_team(const run_request& request) {
+  const problem p = problem_at(request.size);
+  grid g = initial_grid(p);
+  Team team(request.workers);
+  const double seconds = team.time([&] { Simulate(g, p.steps); });
+  verify(p, g);
+  return {seconds};
+}
+
 }  // namespace fjb::heat

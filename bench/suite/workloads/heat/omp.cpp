@@ -12,16 +12,7 @@ void simulate(grid& g, int steps) {
   }
 }
 
-run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
-  grid g = initial_grid(p);
-  omp_team team(request.workers);
-  const double seconds = team.time([&] { simulate(g, p.steps); });
-  verify(p, g);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"heat", "omp", run};
+const implementation_registrar registrar{"heat", "omp", run_on_team<omp_team, simulate>};
 
 }  // namespace
 }  // namespace fjb::heat

@@ -5,11 +5,7 @@ namespace fjb::integrate {
 namespace {
 
 fj::task<double> area_between(double x1, double y1, double x2, double y2, double area, double epsilon) {
-  const double half = (x2 - x1) / 2;
-  const double x0 = x1 + half;
-  const double y0 = f(x0);
-  const double left = (y1 + y0) / 2 * half;
-  const double right = (y0 + y2) / 2 * half;
+  const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
   if (converged(left + right, area, epsilon)) {
     co_return left + right;
   }

@@ -25,6 +25,22 @@ struct problem {
 // The antiderivative x^4/4 + x^2/2 evaluated over [0, n].
 [[nodiscard]] constexpr double exact_integral(double n) noexcept { return n * n * n * n / 4.0 + n * n / 2.0; }
 
+// An interval [x1, x2] cut at its midpoint x0, and the trapezoid areas of its two halves.
+struct halves {
+  double x0;
+  double y0;  // f(x0)
+  double left;
+  double right;
+};
+
+// The step every version takes before deciding whether to recurse; y1 = f(x1) and y2 = f(x2).
+[[nodiscard]] constexpr halves halve(double x1, double y1, double x2, double y2) noexcept {
+  const double half = (x2 - x1) / 2;
+  const double x0 = x1 + half;
+  const double y0 = f(x0);
+  return {x0, y0, (y1 + y0) / 2 * half, (y0 + y2) / 2 * half};
+}
+
 // The two halves' area, if it is close enough to the whole's; both versions test exactly this way.
 [[nodiscard]] constexpr bool converged(double halves, double whole, double epsilon) noexcept {
   return halves - whole < epsilon && whole - halves < epsilon;
@@ -35,6 +51,19 @@ inline void verify(const problem& p, double computed) {
   // than this relative tolerance.
   expect_close("integral of (x^2+1)x over [0," + std::to_string(p.upper) + "]", computed,
                exact_integral(p.upper), 1e-9);
+}
+
+// The OpenMP and TBB versions differ only in their recursion and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team,
+          double (*AreaBetween)(double x1, double y1, double x2, double y2, double area, double epsilon)>
+run_result run_on_team(const run_request& request) {
+  const problem p = problem_at(request.size);
+  Team team(request.workers);
+  double answer = 0;
+  const double seconds = team.time([&] { answer = AreaBetween(0, f(0), p.upper, f(p.upper), 0, p.epsilon); });
+  verify(p, answer);
+  return {seconds};
 }
 
 }  // namespace fjb::integrate

@@ -47,4 +47,16 @@ struct operands {
 // Freivalds' check with exact integer arithmetic: C x == A (B x) for two pseudo-random vectors x.
 void verify(const operands& m);
 
+// The OpenMP and TBB versions differ only in their recursion and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, void (*MultiplyAdd)(block c, block a, block b, std::size_t n)>
+run_result run_on_team(const run_request& request) {
+  operands m = make_operands(order(request.size));
+  Team team(request.workers);
+  const double seconds =
+      team.time([&] { MultiplyAdd({m.c.data(), m.n}, {m.a.data(), m.n}, {m.b.data(), m.n}, m.n); });
+  verify(m);
+  return {seconds};
+}
+
 }  // namespace fjb::matmul

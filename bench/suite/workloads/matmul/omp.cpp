@@ -29,16 +29,7 @@ void multiply_add(block c, block a, block b, std::size_t n) {
 #pragma omp taskwait
 }
 
-run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
-  omp_team team(request.workers);
-  const double seconds =
-      team.time([&] { multiply_add({m.c.data(), m.n}, {m.a.data(), m.n}, {m.b.data(), m.n}, m.n); });
-  verify(m);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"matmul", "omp", run};
+const implementation_registrar registrar{"matmul", "omp", run_on_team<omp_team, multiply_add>};
 
 }  // namespace
 }  // namespace fjb::matmul

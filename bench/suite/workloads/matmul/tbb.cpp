@@ -24,16 +24,7 @@ void multiply_add(block c, block a, block b, std::size_t n) {
       [&] { multiply_add(c.quadrant(1, 1, h), a.quadrant(1, 1, h), b.quadrant(1, 1, h), h); });
 }
 
-run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
-  tbb_team team(request.workers);
-  const double seconds =
-      team.time([&] { multiply_add({m.c.data(), m.n}, {m.a.data(), m.n}, {m.b.data(), m.n}, m.n); });
-  verify(m);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"matmul", "tbb", run};
+const implementation_registrar registrar{"matmul", "tbb", run_on_team<tbb_team, multiply_add>};
 
 }  // namespace
 }  // namespace fjb::matmul

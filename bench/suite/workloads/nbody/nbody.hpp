@@ -45,4 +45,16 @@ void move(galaxy& s, std::size_t i) noexcept;
 // Against a serial simulation computed here, outside the timed region.
 void verify(const problem& p, const galaxy& computed);
 
+// The OpenMP and TBB versions differ only in their simulation and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, void (*Simulate)(galaxy& s, int steps)>
+run_result run_on_team(const run_request& request) {
+  const problem p = problem_at(request.size);
+  galaxy s = initial_galaxy(p.bodies);
+  Team team(request.workers);
+  const double seconds = team.time([&] { Simulate(s, p.steps); });
+  verify(p, s);
+  return {seconds};
+}
+
 }  // namespace fjb::nbody

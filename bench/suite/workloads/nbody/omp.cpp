@@ -12,16 +12,7 @@ void simulate(galaxy& s, int steps) {
   }
 }
 
-run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
-  galaxy s = initial_galaxy(p.bodies);
-  omp_team team(request.workers);
-  const double seconds = team.time([&] { simulate(s, p.steps); });
-  verify(p, s);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"nbody", "omp", run};
+const implementation_registrar registrar{"nbody", "omp", run_on_team<omp_team, simulate>};
 
 }  // namespace
 }  // namespace fjb::nbody

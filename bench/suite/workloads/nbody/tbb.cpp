@@ -23,16 +23,7 @@ void simulate(galaxy& s, int steps) {
   }
 }
 
-run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
-  galaxy s = initial_galaxy(p.bodies);
-  tbb_team team(request.workers);
-  const double seconds = team.time([&] { simulate(s, p.steps); });
-  verify(p, s);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"nbody", "tbb", run};
+const implementation_registrar registrar{"nbody", "tbb", run_on_team<tbb_team, simulate>};
 
 }  // namespace
 }  // namespace fjb::nbody

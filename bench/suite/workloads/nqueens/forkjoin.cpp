@@ -8,7 +8,7 @@ fj::task<long> count(int n, int row, board queens) {
   if (row == n) {
     co_return 1;
   }
-  std::array<long, largest_board> parts{};
+  column_counts parts{};
   for (int column = 0; column < n; ++column) {
     queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
     if (safe(queens, row)) {
@@ -16,11 +16,7 @@ fj::task<long> count(int n, int row, board queens) {
     }
   }
   co_await fj::join;
-  long total = 0;
-  for (int column = 0; column < n; ++column) {
-    total += parts[static_cast<std::size_t>(column)];
-  }
-  co_return total;
+  co_return total_of(parts, n);
 }
 
 template <class Pool>

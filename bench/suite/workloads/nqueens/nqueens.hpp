@@ -15,6 +15,18 @@ inline constexpr int largest_board = 16;
 // Column of the queen in each row placed so far; passed by value so every task owns its board.
 using board = std::array<char, largest_board>;
 
+// Solutions below each column of the current row; a column whose placement is unsafe keeps its zero.
+using column_counts = std::array<long, largest_board>;
+
+// The solutions below the current row once every column has stored its count.
+[[nodiscard]] inline long total_of(const column_counts& parts, int n) noexcept {
+  long total = 0;
+  for (int column = 0; column < n; ++column) {
+    total += parts[static_cast<std::size_t>(column)];
+  }
+  return total;
+}
+
 [[nodiscard]] constexpr int board_size(scale s) noexcept { return by_scale(s, 11, 12, 14); }
 
 // Whether the queen just placed in row `row` attacks none of the queens in the rows above it.
@@ -39,6 +51,18 @@ using board = std::array<char, largest_board>;
 
 inline void verify(int n, long computed) {
   expect_equal(std::to_string(n) + "-queens solutions", computed, solutions(n));
+}
+
+// The OpenMP and TBB versions differ only in their recursion and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, long (*Count)(int n, int row, board queens)>
+run_result run_on_team(const run_request& request) {
+  const int n = board_size(request.size);
+  Team team(request.workers);
+  long answer = 0;
+  const double seconds = team.time([&] { answer = Count(n, 0, board{}); });
+  verify(n, answer);
+  return {seconds};
 }
 
 }  // namespace fjb::nqueens

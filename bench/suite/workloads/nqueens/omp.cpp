@@ -8,7 +8,7 @@ long count(int n, int row, board queens) {
   if (row == n) {
     return 1;
   }
-  std::array<long, largest_board> parts{};
+  column_counts parts{};
   for (int column = 0; column < n; ++column) {
     queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
     if (safe(queens, row)) {
@@ -17,23 +17,10 @@ long count(int n, int row, board queens) {
     }
   }
 #pragma omp taskwait
-  long total = 0;
-  for (int column = 0; column < n; ++column) {
-    total += parts[static_cast<std::size_t>(column)];
-  }
-  return total;
+  return total_of(parts, n);
 }
 
-run_result run(const run_request& request) {
-  const int n = board_size(request.size);
-  omp_team team(request.workers);
-  long answer = 0;
-  const double seconds = team.time([&] { answer = count(n, 0, board{}); });
-  verify(n, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"nqueens", "omp", run};
+const implementation_registrar registrar{"nqueens", "omp", run_on_team<omp_team, count>};
 
 }  // namespace
 }  // namespace fjb::nqueens

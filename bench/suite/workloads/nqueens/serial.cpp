@@ -8,18 +8,14 @@ long count(int n, int row, board queens) {
   if (row == n) {
     return 1;
   }
-  std::array<long, largest_board> parts{};
+  column_counts parts{};
   for (int column = 0; column < n; ++column) {
     queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
     if (safe(queens, row)) {
       parts[static_cast<std::size_t>(column)] = count(n, row + 1, queens);
     }
   }
-  long total = 0;
-  for (int column = 0; column < n; ++column) {
-    total += parts[static_cast<std::size_t>(column)];
-  }
-  return total;
+  return total_of(parts, n);
 }
 
 run_result run(const run_request& request) {

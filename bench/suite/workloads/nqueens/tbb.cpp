@@ -10,7 +10,7 @@ long count(int n, int row, board queens) {
   if (row == n) {
     return 1;
   }
-  std::array<long, largest_board> parts{};
+  column_counts parts{};
   tbb::task_group group;
   for (int column = 0; column < n; ++column) {
     queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
@@ -21,23 +21,10 @@ long count(int n, int row, board queens) {
     }
   }
   group.wait();
-  long total = 0;
-  for (int column = 0; column < n; ++column) {
-    total += parts[static_cast<std::size_t>(column)];
-  }
-  return total;
+  return total_of(parts, n);
 }
 
-run_result run(const run_request& request) {
-  const int n = board_size(request.size);
-  tbb_team team(request.workers);
-  long answer = 0;
-  const double seconds = team.time([&] { answer = count(n, 0, board{}); });
-  verify(n, answer);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"nqueens", "tbb", run};
+const implementation_registrar registrar{"nqueens", "tbb", run_on_team<tbb_team, count>};
 
 }  // namespace
 }  // namespace fjb::nqueens

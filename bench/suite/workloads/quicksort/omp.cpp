@@ -16,15 +16,7 @@ void sort(int* first, int* last) {
 #pragma omp taskwait
 }
 
-run_result run(const run_request& request) {
-  std::vector<int> values = random_input(element_count(request.size));
-  omp_team team(request.workers);
-  const double seconds = team.time([&] { sort(values.data(), values.data() + values.size()); });
-  verify(values);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"quicksort", "omp", run};
+const implementation_registrar registrar{"quicksort", "omp", run_on_team<omp_team, sort>};
 
 }  // namespace
 }  // namespace fjb::quicksort

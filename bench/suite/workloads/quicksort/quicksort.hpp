@@ -33,4 +33,15 @@ inline int* partition_around_middle(int* first, int* last) noexcept {
 // Sorted, and the same values as random_input(count) (compared by an order-independent fingerprint).
 void verify(const std::vector<int>& sorted);
 
+// The OpenMP and TBB versions differ only in their sort and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, void (*Sort)(int* first, int* last)>
+run_result run_on_team(const run_request& request) {
+  std::vector<int> values = random_input(element_count(request.size));
+  Team team(request.workers);
+  const double seconds = team.time([&] { Sort(values.data(), values.data() + values.size()); });
+  verify(values);
+  return {seconds};
+}
+
 }  // namespace fjb::quicksort

@@ -15,15 +15,7 @@ void sort(int* first, int* last) {
   tbb::parallel_invoke([=] { sort(first, middle); }, [=] { sort(middle + 1, last); });
 }
 
-run_result run(const run_request& request) {
-  std::vector<int> values = random_input(element_count(request.size));
-  tbb_team team(request.workers);
-  const double seconds = team.time([&] { sort(values.data(), values.data() + values.size()); });
-  verify(values);
-  return {seconds};
-}
-
-const implementation_registrar registrar{"quicksort", "tbb", run};
+const implementation_registrar registrar{"quicksort", "tbb", run_on_team<tbb_team, sort>};
 
 }  // namespace
 }  // namespace fjb::quicksort

@@ -16,21 +16,15 @@ tree_count search(const tree_shape& shape, const node& parent) {
   return total;
 }
 
-template <tree_id Id>
-run_result run(const run_request& request) {
-  const tree_shape& shape = tree_at(Id, request.size).shape;
+run_result run(tree_id id, const run_request& request) {
+  const tree_shape& shape = tree_at(id, request.size).shape;
   tree_count answer{};
   const double seconds = seconds_taken([&] { answer = search(shape, root_of(shape)); });
-  verify(Id, request.size, answer);
+  verify(id, request.size, answer);
   return {seconds};
 }
 
-const implementation_registrar t1{"T1", "serial", run<tree_id::t1>};
-const implementation_registrar t1l{"T1L", "serial", run<tree_id::t1l>};
-const implementation_registrar t1xxl{"T1XXL", "serial", run<tree_id::t1xxl>};
-const implementation_registrar t3{"T3", "serial", run<tree_id::t3>};
-const implementation_registrar t3l{"T3L", "serial", run<tree_id::t3l>};
-const implementation_registrar t3xxl{"T3XXL", "serial", run<tree_id::t3xxl>};
+const tree_registrars<run> registrars{"serial"};
 
 }  // namespace
 }  // namespace fjb::uts

@@ -21,29 +21,10 @@ tree_count search(const tree_shape& shape, const node& parent) {
     });
   }
   group.wait();
-  tree_count total{1, 0};
-  for (const auto& part : parts) {
-    total += part;
-  }
-  return total;
+  return inner_node_count(parts);
 }
 
-template <tree_id Id>
-run_result run(const run_request& request) {
-  const tree_shape& shape = tree_at(Id, request.size).shape;
-  tbb_team team(request.workers);
-  tree_count answer{};
-  const double seconds = team.time([&] { answer = search(shape, root_of(shape)); });
-  verify(Id, request.size, answer);
-  return {seconds};
-}
-
-const implementation_registrar t1{"T1", "tbb", run<tree_id::t1>};
-const implementation_registrar t1l{"T1L", "tbb", run<tree_id::t1l>};
-const implementation_registrar t1xxl{"T1XXL", "tbb", run<tree_id::t1xxl>};
-const implementation_registrar t3{"T3", "tbb", run<tree_id::t3>};
-const implementation_registrar t3l{"T3L", "tbb", run<tree_id::t3l>};
-const implementation_registrar t3xxl{"T3XXL", "tbb", run<tree_id::t3xxl>};
+const tree_registrars<run_on_team<tbb_team, search>> registrars{"tbb"};
 
 }  // namespace
 }  // namespace fjb::uts

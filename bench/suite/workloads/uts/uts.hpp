@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "registry.hpp"
 #include "sha1.hpp"
@@ -63,5 +64,56 @@ struct tree_case {
 [[nodiscard]] node child_of(const node& parent, int index) noexcept;
 
 void verify(tree_id id, scale s, const tree_count& computed);
+
+// What a node with children counts once the counts of its children's subtrees are in: itself plus them.
+[[nodiscard]] inline tree_count inner_node_count(const std::vector<tree_count>& subtrees) noexcept {
+  tree_count total{1, 0};
+  for (const auto& subtree : subtrees) {
+    total += subtree;
+  }
+  return total;
+}
+
+// The OpenMP and TBB versions differ only in their search and measure it the same way on their team (an
+// omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
+template <class Team, tree_count (*Search)(const tree_shape&, const node&)>
+run_result run_on_team(tree_id id, const run_request& request) {
+  const tree_shape& shape = tree_at(id, request.size).shape;
+  Team team(request.workers);
+  tree_count answer{};
+  const double seconds = team.time([&] { answer = Search(shape, root_of(shape)); });
+  verify(id, request.size, answer);
+  return {seconds};
+}
+
+// An implementation's measurement of one tree, registered for every tree by `tree_registrars`.
+using tree_run_function = run_result (*)(tree_id, const run_request&);
+
+// Registers `Run` as implementation `implementation` of each of the six trees.
+template <tree_run_function Run>
+class tree_registrars {
+ public:
+  explicit tree_registrars(std::string_view implementation) noexcept
+      : t1_{tree_name(tree_id::t1), implementation, run_tree<tree_id::t1>},
+        t1l_{tree_name(tree_id::t1l), implementation, run_tree<tree_id::t1l>},
+        t1xxl_{tree_name(tree_id::t1xxl), implementation, run_tree<tree_id::t1xxl>},
+        t3_{tree_name(tree_id::t3), implementation, run_tree<tree_id::t3>},
+        t3l_{tree_name(tree_id::t3l), implementation, run_tree<tree_id::t3l>},
+        t3xxl_{tree_name(tree_id::t3xxl), implementation, run_tree<tree_id::t3xxl>} {}
+
+ private:
+  // The registry takes plain function pointers, so the tree is fixed at compile time here.
+  template <tree_id Id>
+  static run_result run_tree(const run_request& request) {
+    return Run(Id, request);
+  }
+
+  implementation_registrar t1_;
+  implementation_registrar t1l_;
+  implementation_registrar t1xxl_;
+  implementation_registrar t3_;
+  implementation_registrar t3l_;
+  implementation_registrar t3xxl_;
+};
 
 }  // namespace fjb::uts
