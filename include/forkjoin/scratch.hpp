@@ -42,7 +42,7 @@ class scratch {
   // stack cannot grow, fj::stack_budget_error if growing it would exceed pool_options::stack_budget, or
   // whatever T's constructor throws (then nothing stays allocated).
   explicit scratch(std::size_t n) : stack_(detail::tls_stack), size_(n) {
-    if (stack_ == nullptr || detail::tls_worker == nullptr) throw not_in_worker_error();
+    if (detail::tls_worker == nullptr) throw not_in_worker_error();
     if (n > max_size()) throw std::bad_array_new_length();
     void* raw = stack_->allocate(bytes());
     data_ = static_cast<T*>(raw);

@@ -31,8 +31,6 @@ class task;
 
 namespace detail {
 
-[[noreturn, gnu::cold, gnu::noinline]] inline void throw_not_in_worker() { throw not_in_worker_error(); }
-
 // Destroys a task that was never started. Out of line on purpose: the frame's address escapes into a call the
 // compiler cannot see through, which rules out eliding the frame's allocation (HALO) and so keeps the worker
 // check in operator new effective (promise_base).
@@ -47,21 +45,19 @@ class promise_base : public frame {
   // The compiler passes the coroutine's parameter copies (the object first, for a member function) to this
   // constructor, which is how the frame learns whether destroying them is a no-op (an empty pack: yes). A
   // reference parameter is seen as its referent, so it only ever makes the answer a conservative false.
-  // It cannot throw, so a task's ramp has no landing pad and saves no registers. The worker check is in
-  // operator new alone: the allocation of a frame is never elided (task's destructor hands an unstarted frame
-  // to an opaque function, so the handle escapes), so a task created outside a worker always fails there.
+  // It cannot throw, so a task's ramp has no landing pad and saves no registers. A task created outside a
+  // worker fails in operator new instead (the thread's stack is segmented_stack::no_worker()); that
+  // allocation is never elided, because task's destructor hands an unstarted frame to an opaque function (the
+  // handle escapes, which rules out HALO).
   template <class... Params>
   explicit promise_base(Params&... /*params*/) noexcept : frame(tls_stack) {
     state.has_destructors = !(std::is_trivially_destructible_v<Params> && ...);
   }
 
   // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
-  static void* operator new(std::size_t size) {
-    segmented_stack* const stack = tls_stack;
-    if (stack == nullptr) [[unlikely]]
-      throw_not_in_worker();
-    return stack->allocate(size);
-  }
+  // Outside a worker tls_stack is segmented_stack::no_worker(), whose allocations throw
+  // fj::not_in_worker_error: no test is needed here.
+  static void* operator new(std::size_t size) { return tls_stack->allocate(size); }
   // Frames are freed in LIFO order by the worker that owns their stack.
   static void operator delete(void* p, std::size_t size) noexcept { tls_stack->deallocate(p, size); }
 

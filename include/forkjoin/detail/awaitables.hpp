@@ -48,7 +48,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     if constexpr (Fork) {
       child->state.kind = task_kind::fork;
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
-      if (!tls_worker->owner.try_push(self)) [[unlikely]] {
+      if (!tls_owner.try_push(self)) [[unlikely]] {
         // The deque could not grow (out of memory): nothing was published, so the child runs as a call. The
         // fork loses its parallelism, not its result, and the hot path needs no exception handling.
         child->state.kind = task_kind::call;
@@ -75,11 +75,11 @@ class join_awaiter {
   // Suspend unless we are the last to arrive; in that case continue at once on this worker.
   bool await_suspend(std::coroutine_handle<>) const noexcept { return !arrive_at_join(self_); }
 
+  // Every path to here has reset the join already (join_is_ready, arrive_at_join, or the last child's
+  // resume_or_finish), so only a child's exception is left to look at.
   [[gnu::always_inline]] void await_resume() const {
-    frame* const self = self_;
-    if (self->state.steals != 0) reset_join(self);
-    if (self->exception) [[unlikely]]
-      rethrow(self);
+    if (self_->exception) [[unlikely]]
+      rethrow(self_);
   }
 
  private:
@@ -110,7 +110,7 @@ struct final_awaiter {
     frame* const parent = self->parent;
     self->home->deallocate_last(h.address());
     if (state == k_call_state) return transfer(parent->handle());
-    if (tls_worker->owner.pop_discard()) [[likely]]
+    if (tls_owner.pop_discard()) [[likely]]
       return transfer(parent->handle());
     return transfer(return_to_stolen_parent(parent));
   }

@@ -346,6 +346,7 @@ class pool_core {
 
   void run(worker_context& w) {
     tls_worker = &w;
+    tls_owner = w.owner;
     // Every stack this worker grows (its own, adopted ones, roots' and fresh ones after steals) is grown on
     // this thread, so the pool's budget applies to all of them.
     tls_stack_budget = stack_budget_;
@@ -370,7 +371,8 @@ class pool_core {
     delete tls_stack;
     delete w.spare;
     w.spare = nullptr;
-    tls_stack = nullptr;
+    tls_stack = segmented_stack::no_worker();
+    tls_owner = {};
     tls_worker = nullptr;
   }
 

@@ -72,6 +72,10 @@ class segmented_stack;
 // limit, except while sync_wait creates a root frame (stack_budget_scope).
 inline constinit thread_local std::size_t tls_stack_budget = ~std::size_t{0};
 
+// Why the last allocation on this thread failed, between segmented_stack::try_allocate_slow() and its
+// rethrow.
+inline thread_local std::exception_ptr tls_allocation_failure;
+
 // Sets this thread's stack budget for a scope, then restores it.
 class stack_budget_scope {
  public:
@@ -128,6 +132,9 @@ struct stack_memory {
 // another thread must order that move (stack.md "Ownership between workers"). Non-copyable and non-movable
 // because the runtime keeps pointers to it.
 class segmented_stack {
+  struct refuse_tag {};
+  constexpr explicit segmented_stack(refuse_tag) noexcept : refuses_(true) {}
+
  public:
   // Size of the heap block of the bottom stacklet: one page, which malloc serves without mmap and which holds
   // about twenty frames of 200 bytes (stack.md "Stacklets"). No stacklet is made until the first allocate(),
@@ -154,6 +161,11 @@ class segmented_stack {
   static constexpr std::size_t k_stacklet_header_bytes = sizeof(stacklet);
 
   segmented_stack() noexcept = default;
+
+  // The stack that threads which are not workers see as theirs: it holds nothing and every allocation from it
+  // fails with fj::not_in_worker_error. Being a stack with no room, it needs no test of its own on the fast
+  // path of allocate(): a frame created outside a worker simply takes the slow path. Never written to.
+  [[nodiscard]] static constexpr segmented_stack* no_worker() noexcept { return &none_; }
   segmented_stack(const segmented_stack&) = delete;
   segmented_stack& operator=(const segmented_stack&) = delete;
   segmented_stack(segmented_stack&&) = delete;
@@ -342,19 +354,21 @@ class segmented_stack {
   }
 
   // The slow path of allocate() in the calling convention of the hot path's slow paths (slow_path.hpp), which
-  // must not throw: a failure is kept in failure_ and rethrown by rethrow_allocation_failure(), in the usual
-  // convention.
+  // must not throw: a failure is kept in tls_allocation_failure and rethrown by rethrow_allocation_failure(),
+  // in the usual convention.
   [[gnu::cold]] FJ_DETAIL_SLOW_PATH void* try_allocate_slow(std::size_t n) noexcept {
+    if (refuses_) return nullptr;  // no_worker(): rethrow_allocation_failure() reports it
     try {
       return allocate_slow(n);
     } catch (...) {
-      failure_ = std::current_exception();
+      tls_allocation_failure = std::current_exception();
       return nullptr;
     }
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void rethrow_allocation_failure() {
-    std::rethrow_exception(std::exchange(failure_, nullptr));
+    if (refuses_) throw not_in_worker_error();
+    std::rethrow_exception(std::exchange(tls_allocation_failure, nullptr));
   }
 
   void* allocate_slow(std::size_t n) {
@@ -457,11 +471,15 @@ class segmented_stack {
   stacklet* cur_ = nullptr;
   std::size_t used_below_ = 0;  // bytes used on the stacklets below the current one
   std::size_t reserved_ = 0;    // bytes of the blocks held, for reserved_bytes()
-  std::exception_ptr failure_;  // why try_allocate_slow() returned null, until rethrown
+  bool const refuses_ = false;  // no_worker()
+
+  static segmented_stack none_;
   // Blocks freed by threads that do not own the stack (abandon()), waiting to be on top.
   abandoned_block* abandoned_ = nullptr;
   std::atomic<bool> has_abandoned_{false};
   std::mutex abandoned_mutex_;  // guards abandoned_
 };
+
+inline constinit segmented_stack segmented_stack::none_{segmented_stack::refuse_tag{}};
 
 }  // namespace fj::detail

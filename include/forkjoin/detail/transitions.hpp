@@ -74,9 +74,18 @@ inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
 
 // ---- the join counter (join.md §2-3) ----
 
+// After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
+// touches it now.
+inline void reset_join(frame* self) noexcept {
+  self->state.steals = 0;
+  // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
+  // deque.
+  self->joins.store(k_join_init, std::memory_order_relaxed);  // model: join.reset
+}
+
 // The parent side of a join, for a frame whose continuation was stolen: returns true if every child has
-// already returned (the caller continues the frame, now on the frame's own stack), false if a child will
-// continue it.
+// already returned (the caller continues the frame, now on the frame's own stack, its join reset), false if a
+// child will continue it.
 FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(frame* self) noexcept {
   segmented_stack* const home = self->home;
   std::uint32_t const ours = k_join_init - self->state.steals;
@@ -88,6 +97,7 @@ FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(frame* self) noexcept {
   // acquire pairs with the release fetch_sub of every child that returned before us, when we are last.
   if (self->joins.fetch_sub(ours, std::memory_order_acq_rel) == ours) {  // model: join.parent.fetch_sub
     take_stack(home);
+    reset_join(self);
     return true;
   }
   if (current == home) give_up_stack();
@@ -99,32 +109,28 @@ FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(frame* self) noexcept {
   if (self->joins.load(std::memory_order_acquire) ==
       k_join_init - self->state.steals) {  // model: join.ready.load
     take_stack(self->home);
+    reset_join(self);
     return true;
   }
   return false;
 }
 
-// True when a join needs no suspension: nothing was stolen, or every stolen-from child has already returned.
+// True when a join needs no suspension: nothing was stolen, or every stolen-from child has already returned
+// (then the join is reset).
 [[gnu::always_inline]] inline bool join_is_ready(frame* self) noexcept {
   if (self->state.steals == 0) [[likely]]
     return true;
   return stolen_join_is_ready(self);
 }
 
-// After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
-// touches it now.
-inline void reset_join(frame* self) noexcept {
-  self->state.steals = 0;
-  // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
-  // deque.
-  self->joins.store(k_join_init, std::memory_order_relaxed);  // model: join.reset
-}
-
 std::coroutine_handle<> finish(frame* self) noexcept;
 
+// For the last child to return to a stolen parent: the parent's join is complete, so either finish the parent
+// (it was waiting at its final suspend) or reset its join and resume it there.
 inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
   if (f->state.at_final) [[unlikely]]
     return finish(f);
+  reset_join(f);
   return f->handle();
 }
 
@@ -171,7 +177,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame
       return parent->handle();
     case task_kind::fork:
       if (e) deliver_exception(parent, std::move(e));
-      if (tls_worker->owner.pop_discard()) return parent->handle();
+      if (tls_owner.pop_discard()) return parent->handle();
       return return_to_stolen_parent(parent);
     case task_kind::root:
       if (e) root->exception = std::move(e);

@@ -54,6 +54,9 @@ class deque;
 template <deque_element T>
 class deque_owner {
  public:
+  // A handle to no deque, to be assigned one (e.g. a thread_local set when the thread becomes an owner).
+  constexpr deque_owner() noexcept = default;
+
   // May allocate (and throw std::bad_alloc) only when the deque has to grow.
   void push(T value) { d_->push(value); }
   // Like push, but reports a failed growth by returning false (the deque is unchanged) instead of throwing.
@@ -67,7 +70,7 @@ class deque_owner {
  private:
   friend class deque<T>;
   explicit deque_owner(deque<T>* d) noexcept : d_(d) {}
-  deque<T>* d_;
+  deque<T>* d_ = nullptr;
 };
 
 // A thief's handle: steal from the top. Any thread may use it, concurrently with the owner and other thieves.
