@@ -37,7 +37,7 @@ struct steal_result {
   int value;
 };
 
-// fj::deque<int>, member for member: top_, bottom_, ring_, owner_slots_, owner_mask_.
+// fj::deque<int>, member for member: top_, bottom_, ring_, owner_slots_, owner_mask_, owner_limit_.
 class model_deque {
  public:
   void init(deque_mode mode, std::int64_t capacity) {
@@ -57,16 +57,26 @@ class model_deque {
     }
     rings_used_ = 1;
     use_ring(&rings_[0]);
+    owner_limit_ = owner_mask_ + 1;
   }
 
   void push(int value) {
     const std::int64_t b =
         bottom_.load(ld(rl::mo_relaxed, "deque.push.bottom"), RL_INFO);  // model: deque.push.bottom
+    if (b >= owner_limit_) {
+      push_at_limit(value, b);
+      return;
+    }
+    publish(value, b);
+  }
+
+  void push_at_limit(int value, std::int64_t b) {
     const std::int64_t t = top_.load(ld(rl::mo_acquire, "deque.push.top"), RL_INFO);  // model: deque.push.top
     if (b - t > owner_mask_) {
       grow_and_push(value, t, b);
       return;
     }
+    owner_limit_ = t + owner_mask_ + 1;
     publish(value, b);
   }
 
@@ -170,6 +180,7 @@ class model_deque {
       bigger->at(i).store(item, st(rl::mo_relaxed, "deque.grow.store"), RL_INFO);  // model: deque.grow.store
     }
     use_ring(bigger);
+    owner_limit_ = t + owner_mask_ + 1;
     publish(value, b);
   }
 
@@ -185,6 +196,7 @@ class model_deque {
   rl::atomic<ring*> ring_;
   rl::atomic<int>* owner_slots_ = nullptr;
   std::int64_t owner_mask_ = 0;
+  std::int64_t owner_limit_ = 0;
   bool asymmetric_ = false;
   bool tsan_ = false;
   ring rings_[5];

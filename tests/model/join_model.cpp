@@ -22,7 +22,7 @@ using fj_model::ld;
 using fj_model::rmw;
 using fj_model::st;
 
-constexpr std::uint32_t k_join_init = std::uint32_t{1} << 30;
+constexpr std::uint32_t k_join_init = 0;  // as in frame.hpp
 constexpr int k_max_children = 3;
 constexpr int k_parent_exception = 100;
 

@@ -87,7 +87,7 @@ class join_awaiter {
     std::exception_ptr e = std::move(self->exception);
     self->exception = nullptr;
     // relaxed: all children have returned; no other thread touches this flag until the next fork.
-    self->exception_claimed.store(false, std::memory_order_relaxed);  // model: join.exception.clear
+    self->exception_claimed.store(0, std::memory_order_relaxed);  // model: join.exception.clear
     std::rethrow_exception(std::move(e));
   }
 

@@ -21,9 +21,10 @@ enum class task_kind : std::uint8_t {
   root,  // started by sync_wait: signal the waiting thread
 };
 
-// Initial value of the split join counter (join.md §2). It only has to exceed the number of times one frame
-// can be stolen between two joins, which is bounded by the number of forks in that scope.
-inline constexpr std::uint32_t k_join_init = std::uint32_t{1} << 30;
+// Initial value K of the split join counter (join.md §2). The counter is unsigned arithmetic modulo 2^32 and
+// returns to K exactly at the last arrival whatever K is; 0 lets the frame's constructor set it together with
+// the zeroed fields next to it.
+inline constexpr std::uint32_t k_join_init = 0;
 
 // What a task's final suspend must check before it may take the fast path, in eight bytes that it reads with
 // one load (frame::state_word()): the fast path is taken exactly when they equal k_call_state or
@@ -59,11 +60,12 @@ struct frame {
   void* coro;             // coroutine handle address, for type-erased resume/destroy (get_return_object)
 
   // Split join counter (join.md §2). Starts at k_join_init; each child that returns to a stolen parent
-  // subtracts 1, the parent subtracts (k_join_init - steals) at its join. Whoever brings it to zero continues
-  // the parent.
+  // subtracts 1, the parent subtracts (k_join_init - steals) at its join (all modulo 2^32). Whoever brings it
+  // back to k_join_init continues the parent.
   std::atomic<std::uint32_t> joins{k_join_init};
   // First-exception slot: whoever wins this flag writes `exception`; losers drop theirs (join.md §5).
-  std::atomic<bool> exception_claimed{false};
+  // (Four bytes, not a bool: with joins it fills eight bytes that the constructor zeroes with one store.)
+  std::atomic<std::uint32_t> exception_claimed{0};
   alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
 

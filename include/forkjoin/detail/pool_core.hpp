@@ -372,7 +372,7 @@ class pool_core {
     delete w.spare;
     w.spare = nullptr;
     tls_stack = segmented_stack::no_worker();
-    tls_owner = {};
+    tls_owner = fj::deque_owner<frame*>::unbound();
     tls_worker = nullptr;
   }
 

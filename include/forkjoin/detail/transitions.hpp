@@ -65,7 +65,7 @@ inline void give_up_stack() noexcept {
 inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
   // relaxed: the flag only arbitrates between writers; the winner's write of `exception` reaches the reader
   // through the join (the winner's release fetch_sub on joins, or program order on one worker).
-  if (!target->exception_claimed.exchange(true, std::memory_order_relaxed)) {  // model: join.exception.claim
+  if (target->exception_claimed.exchange(1, std::memory_order_relaxed) == 0) {  // model: join.exception.claim
     target->exception = std::move(e);
   } else if (worker_context* w = tls_worker) {
     worker_counters::bump(w->counters.exceptions_dropped);

@@ -62,7 +62,7 @@ struct worker_context {
 inline constinit thread_local worker_context* tls_worker = nullptr;
 // tls_worker->owner, kept here as well so that a fork's push and a return's pop reach the deque with one load
 // less.
-inline constinit thread_local fj::deque_owner<frame*> tls_owner;
+inline constinit thread_local fj::deque_owner<frame*> tls_owner = fj::deque_owner<frame*>::unbound();
 // The stack that frames created on this thread are allocated on. On a worker: the stack it owns now. On an
 // ordinary thread: segmented_stack::no_worker() (every allocation throws fj::not_in_worker_error), except
 // while sync_wait creates a root frame on the root's own stack.

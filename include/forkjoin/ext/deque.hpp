@@ -54,8 +54,9 @@ class deque;
 template <deque_element T>
 class deque_owner {
  public:
-  // A handle to no deque, to be assigned one (e.g. a thread_local set when the thread becomes an owner).
-  constexpr deque_owner() noexcept = default;
+  // A handle to no deque, to be assigned one later (e.g. a thread_local set when its thread becomes the
+  // owner). Named rather than a default constructor, so that an unbound handle is never made by accident.
+  [[nodiscard]] static constexpr deque_owner unbound() noexcept { return deque_owner(nullptr); }
 
   // May allocate (and throw std::bad_alloc) only when the deque has to grow.
   void push(T value) { d_->push(value); }
@@ -69,8 +70,8 @@ class deque_owner {
 
  private:
   friend class deque<T>;
-  explicit deque_owner(deque<T>* d) noexcept : d_(d) {}
-  deque<T>* d_ = nullptr;
+  constexpr explicit deque_owner(deque<T>* d) noexcept : d_(d) {}
+  deque<T>* d_;
 };
 
 // A thief's handle: steal from the top. Any thread may use it, concurrently with the owner and other thieves.
@@ -109,6 +110,7 @@ class deque {
     }
     rings_.push_back(std::make_unique<ring>(static_cast<std::int64_t>(capacity)));
     use_ring(rings_.back().get());
+    owner_limit_ = owner_mask_ + 1;  // top_ is 0
   }
 
   deque(const deque&) = delete;
@@ -150,12 +152,23 @@ class deque {
   [[nodiscard]] bool try_push(T value) noexcept {
     // relaxed: only the owner writes bottom_.
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);  // model: deque.push.bottom
-    // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before
-    // we overwrite that slot on a later lap.
-    const std::int64_t t = top_.load(std::memory_order_acquire);  // model: deque.push.top
-    if (b - t > owner_mask_) [[unlikely]] {
-      return grow_and_push(value, t, b);  // a tail call: the hot path keeps no registers for it
+    if (b >= owner_limit_) [[unlikely]] {
+      return push_at_limit(value, b);  // a tail call: the hot path keeps no registers for it
     }
+    publish(value, b);
+    return true;
+  }
+
+  // bottom_ has reached the limit computed from the last top_ that push read: the buffer may be full. Reads
+  // top_ again and either moves the limit or grows the buffer.
+  [[gnu::cold]] FJ_DETAIL_SLOW_PATH bool push_at_limit(T value, std::int64_t b) noexcept {
+    // acquire: pairs with the successful CAS on top_ in steal(), so a thief's read of a slot happens before
+    // we overwrite that slot on a later lap (for every slot below the limit set from this value).
+    const std::int64_t t = top_.load(std::memory_order_acquire);  // model: deque.push.top
+    if (b - t > owner_mask_) {
+      return grow_and_push(value, t, b);
+    }
+    owner_limit_ = t + owner_mask_ + 1;
     publish(value, b);
     return true;
   }
@@ -332,6 +345,7 @@ class deque {
     }
     rings_.push_back(std::move(bigger));  // cannot throw: reserved above
     use_ring(rings_.back().get());
+    owner_limit_ = t + owner_mask_ + 1;
     publish(value, b);
     return true;
   }
@@ -366,6 +380,9 @@ class deque {
   std::atomic<ring*> ring_{nullptr};
   std::atomic<T>* owner_slots_ = nullptr;  // owner-only copies of the current ring's fields
   std::int64_t owner_mask_ = 0;
+  // push may move bottom_ up to here without reading top_: a value of top_ that push read (acquire) plus the
+  // capacity then. top_ only grows, so the limit is never too high (docs/protocols/deque.md, push).
+  std::int64_t owner_limit_ = 0;
   const bool asymmetric_;
   // Every buffer ever used, current last; freed by the destructor, when no thief can be reading any of them.
   std::vector<std::unique_ptr<ring>> rings_;
