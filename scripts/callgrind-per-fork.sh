@@ -29,7 +29,7 @@ count() {
 }
 
 printf '%-8s %16s %16s %14s %14s\n' variant "Ir fib($small)" "Ir fib($large)" "Ir/fork" "Ir/call"
-for variant in serial unit busy1; do
+for variant in serial serial-out unit busy1; do
   a=$(count "$variant" "$small")
   b=$(count "$variant" "$large")
   per_fork=$(awk -v a="$a" -v b="$b" -v d="$delta_forks" 'BEGIN { printf "%.1f", (b - a) / d }')
