@@ -65,27 +65,21 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
   frame* child_;
 };
 
-// Algorithm 4: co_await fj::join. A task's frame is its own join awaiter (the promise derives from this class
-// and await_transform returns it by reference), so awaiting a join stores nothing in the coroutine frame.
-class joinable_frame : public frame {
+// Algorithm 4: co_await fj::join.
+class join_awaiter {
  public:
-  using frame::frame;
-  joinable_frame(const joinable_frame&) = delete;
-  joinable_frame& operator=(const joinable_frame&) = delete;
-  joinable_frame(joinable_frame&&) = delete;
-  joinable_frame& operator=(joinable_frame&&) = delete;
-  ~joinable_frame() = default;
+  explicit join_awaiter(frame* self) noexcept : self_(self) {}
 
-  [[nodiscard, gnu::always_inline]] bool await_ready() noexcept { return join_is_ready(this); }
+  [[nodiscard, gnu::always_inline]] bool await_ready() const noexcept { return join_is_ready(self_); }
 
   // Suspend unless we are the last to arrive; in that case continue at once on this worker.
-  bool await_suspend(std::coroutine_handle<>) noexcept { return !arrive_at_join(this); }
+  bool await_suspend(std::coroutine_handle<>) const noexcept { return !arrive_at_join(self_); }
 
   // Every path to here has reset the join already (join_is_ready, arrive_at_join, or the last child's
   // resume_or_finish), so only a child's exception is left to look at.
-  [[gnu::always_inline]] void await_resume() {
-    if (exception) [[unlikely]]
-      rethrow(this);
+  [[gnu::always_inline]] void await_resume() const {
+    if (self_->exception) [[unlikely]]
+      rethrow(self_);
   }
 
  private:
@@ -96,6 +90,8 @@ class joinable_frame : public frame {
     self->exception_claimed.store(0, std::memory_order_relaxed);  // model: join.exception.clear
     std::rethrow_exception(std::move(e));
   }
+
+  frame* self_;
 };
 
 // Algorithm 5: what happens when a task's body has finished.
