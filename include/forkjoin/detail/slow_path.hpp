@@ -7,8 +7,12 @@
 // keeps its values in scratch registers across them: fib's resume function saves 3 registers instead of 5
 // (scripts/callgrind-per-fork.sh: 259 -> 233 instructions per fork together with the noexcept fork push).
 //
-// Only for noexcept functions: a landing pad after a call assumes the caller's own convention, so a function
-// that can throw must keep the normal one.
+// Only for noexcept functions: LLVM lets a landing pad rely on the registers the callee preserves, but the
+// unwinder (libgcc) restores only the base ABI's callee-saved registers when an exception passes through
+// (llvm/llvm-project#112943), so no exception may leave such a function. The throwing work is done by
+// normal-convention callees whose exceptions are caught before they reach a preserve_most frame's caller
+// (segmented_stack::try_allocate_slow catches allocate_slow's; deque::make_ring_for_growth catches its own),
+// and the failure is reported by return value.
 
 #if defined(__clang__) && defined(__x86_64__)
 #if __has_cpp_attribute(clang::preserve_most)
