@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -283,6 +284,17 @@ TEST_F(MisuseDeathTest, AStackDestroyedWithFramesOnItStopsTheProcess) {
       },
       literal(
           "fj: internal invariant broken: segmented_stack destroyed while frames are still allocated on it"));
+}
+
+// What operator delete does when a task is dropped on a thread that is not a worker (an fj::task moved off
+// its worker): the shared no_worker() stack refuses, instead of taking the frame and then handing out memory.
+TEST_F(MisuseDeathTest, FreeingAFrameOnAThreadThatIsNotAWorkerStopsTheProcess) {
+  EXPECT_DEATH(
+      {
+        alignas(16) static std::byte frame[64];
+        fj::detail::segmented_stack::no_worker()->deallocate(frame, sizeof frame);
+      },
+      literal("fj: a task was destroyed on a thread that is not a forkjoin worker"));
 }
 
 TEST_F(MisuseDeathTest, FreeingAFrameThatIsNotTheLastStopsTheProcessInCheckedBuilds) {

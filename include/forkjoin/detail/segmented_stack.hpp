@@ -207,6 +207,10 @@ class segmented_stack {
   // Frees p, which must be the last allocation still live, made with the same n.
   void deallocate(void* p, std::size_t n) noexcept {
     auto* const q = static_cast<std::byte*>(p);
+    // A frame freed on a thread that is not a worker: an fj::task moved off its worker and dropped there. The
+    // shared no_worker() stack must never be written (it would stop refusing allocations).
+    if (refuses_) [[unlikely]]
+      freed_off_worker();
     if constexpr (k_stack_checks) {
       check_last(q, n);
     }
@@ -299,6 +303,14 @@ class segmented_stack {
 #if defined(FJ_DETAIL_STACK_ASAN)
     ASAN_UNPOISON_MEMORY_REGION(p, n);
 #endif
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void freed_off_worker() noexcept {
+    std::fputs(
+        "fj: a task was destroyed on a thread that is not a forkjoin worker (an unstarted fj::task must be "
+        "dropped on the worker that created it)\n",
+        stderr);
+    std::abort();
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] static void invariant_broken(const char* what) noexcept {
