@@ -40,7 +40,7 @@ template <class>
 inline constexpr bool dependent_false = false;
 
 // What every promise has, whatever its result type.
-class promise_base : public frame {
+class promise_base : public joinable_frame {
  public:
   // The compiler passes the coroutine's parameter copies (the object first, for a member function) to this
   // constructor, which is how the frame learns whether destroying them is a no-op (an empty pack: yes). A
@@ -50,7 +50,7 @@ class promise_base : public frame {
   // allocation is never elided, because task's destructor hands an unstarted frame to an opaque function (the
   // handle escapes, which rules out HALO).
   template <class... Params>
-  explicit promise_base(Params&... /*params*/) noexcept : frame(tls_stack) {
+  explicit promise_base(Params&... /*params*/) noexcept : joinable_frame(tls_stack) {
     state.has_destructors = !(std::is_trivially_destructible_v<Params> && ...);
   }
 
@@ -73,7 +73,12 @@ class promise_base : public frame {
   A await_transform(A&& a) noexcept {
     return std::move(a);
   }
+  // See joinable_frame and join_awaiter for why the two compilers await a join differently.
+#if FJ_DETAIL_JOIN_BY_REFERENCE
+  joinable_frame& await_transform(join_t) noexcept { return *this; }
+#else
   join_awaiter await_transform(join_t) noexcept { return join_awaiter(this); }
+#endif
 
   template <class A>
   A&& await_transform(A&& a) noexcept {

@@ -106,7 +106,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     for (int c = 1; c <= config.children; ++c) RL_ASSERT(f.result[c](RL_INFO) == c);
   }
 
-  // awaitables.hpp join_awaiter::await_resume (and rethrow)
+  // awaitables.hpp join_steps::resume (and rethrow)
   void resume_after_join() {
     check_continuation();
     if (f.steals(RL_INFO) != 0) reset_join();
