@@ -91,8 +91,8 @@ struct join_steps {
 
 // With clang a task's frame is its own join awaiter: the promise derives from this class and await_transform
 // returns it by reference, so a join keeps nothing in the coroutine frame. A one-pointer awaiter instead is
-// stored there and reloaded right before the exception test, which cost fib 11 % of its time (fj-overhead
-// T1/Ts-out 4.65 -> 4.17, interleaved runs) for 2 instructions per fork.
+// stored there and reloaded right before the exception test: 2 instructions per fork, and about 3 % of fib's
+// time (fj-overhead T1/Ts-out 4.57-4.65 -> 4.44-4.48, interleaved runs of one binary layout).
 class joinable_frame : public frame {
  public:
   using frame::frame;
