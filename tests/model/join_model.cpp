@@ -78,17 +78,25 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     }
   }
 
-  // transitions.hpp arrive_at_join
+  // transitions.hpp arrive_at_join (last: the join is reset there)
   bool arrive_at_join() {
     const std::uint32_t ours = k_join_init - f.steals(RL_INFO);
-    return f.joins.fetch_sub(ours, rmw(rl::mo_acq_rel, "join.parent.fetch_sub"), RL_INFO) ==
-           ours;  // model: join.parent.fetch_sub
+    if (f.joins.fetch_sub(ours, rmw(rl::mo_acq_rel, "join.parent.fetch_sub"), RL_INFO) ==
+        ours) {  // model: join.parent.fetch_sub
+      reset_join();
+      return true;
+    }
+    return false;
   }
 
-  // transitions.hpp stolen_join_is_ready
+  // transitions.hpp stolen_join_is_ready (ready: the join is reset there)
   bool stolen_join_is_ready() {
-    return f.joins.load(ld(rl::mo_acquire, "join.ready.load"), RL_INFO) ==
-           k_join_init - f.steals(RL_INFO);  // model: join.ready.load
+    if (f.joins.load(ld(rl::mo_acquire, "join.ready.load"), RL_INFO) ==
+        k_join_init - f.steals(RL_INFO)) {  // model: join.ready.load
+      reset_join();
+      return true;
+    }
+    return false;
   }
 
   bool join_is_ready() { return f.steals(RL_INFO) == 0 || stolen_join_is_ready(); }
@@ -109,7 +117,6 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
   // awaitables.hpp join_steps::resume (and rethrow)
   void resume_after_join() {
     check_continuation();
-    if (f.steals(RL_INFO) != 0) reset_join();
     const int e = f.exception(RL_INFO);
     if (config.throwing_children > 0) RL_ASSERT(e >= 11 && e < 11 + config.throwing_children);
     if (e != 0) {
@@ -130,10 +137,12 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     f.exception(RL_INFO) = 0;
   }
 
+  // transitions.hpp resume_or_finish: the last child resets the join before it resumes the parent.
   void resume_or_finish() {
     if (f.at_final(RL_INFO)) {
       finish();
     } else {
+      reset_join();
       resume_after_join();
     }
   }
