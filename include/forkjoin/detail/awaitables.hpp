@@ -2,8 +2,10 @@
 // The awaiters behind co_await fj::fork / fj::call / fj::join and a task's final suspend: the hot paths of
 // paper Algorithms 3, 4 and 5. Slow paths are out of line in transitions.hpp.
 
+#include <bit>
 #include <concepts>
 #include <coroutine>
+#include <cstdint>
 #include <exception>
 #include <utility>
 
@@ -46,7 +48,8 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     frame* const self = &parent.promise();
     child->parent = self;
     if constexpr (Fork) {
-      child->state.kind = task_kind::fork;
+      child->set_state_word(std::bit_cast<std::uint64_t>(
+          frame_state{.kind = task_kind::fork, .has_destructors = child->state.has_destructors}));
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
       if (!tls_owner.try_push(self)) [[unlikely]] {
         // The deque could not grow (out of memory): nothing was published, so the child runs as a call. The

@@ -7,6 +7,7 @@
 #include <bit>
 #include <coroutine>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 
 namespace fj::detail {
@@ -75,6 +76,10 @@ struct frame {
   explicit frame(segmented_stack* h) noexcept : home(h) {}
 
   [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state); }
+  // One eight-byte store (not one per field), so that state_word() can be forwarded from it.
+  void set_state_word(std::uint64_t word) noexcept {
+    std::memcpy(static_cast<void*>(&state), &word, sizeof word);
+  }
 
   [[nodiscard]] std::coroutine_handle<> handle() const noexcept {
     return std::coroutine_handle<>::from_address(coro);
