@@ -155,16 +155,18 @@ class [[nodiscard]] FJ_DETAIL_TRIVIAL_ABI task {
 
 namespace detail {
 
+// frame::handle() finds the coroutine from a frame pointer alone: that needs every promise to have the
+// frame's alignment (promise<T> holds a T*, never a T).
+static_assert(alignof(promise<void>) == alignof(frame));
+static_assert(alignof(promise<long double>) == alignof(frame));
+
 template <class T>
 task<T> promise<T>::get_return_object() noexcept {
-  coro = std::coroutine_handle<promise<T>>::from_promise(*this).address();
+  static_assert(alignof(promise<T>) == alignof(frame));
   return task<T>(this);
 }
 
-inline task<void> promise<void>::get_return_object() noexcept {
-  coro = std::coroutine_handle<promise<void>>::from_promise(*this).address();
-  return task<void>(this);
-}
+inline task<void> promise<void>::get_return_object() noexcept { return task<void>(this); }
 
 }  // namespace detail
 

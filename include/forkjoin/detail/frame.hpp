@@ -58,7 +58,6 @@ struct frame {
     root_base* root;  // kind root
   };
   segmented_stack* home;  // the segmented stack this frame was allocated on
-  void* coro;             // coroutine handle address, for type-erased resume/destroy (get_return_object)
 
   // Split join counter (join.md §2). Starts at k_join_init; each child that returns to a stolen parent
   // subtracts 1, the parent subtracts (k_join_init - steals) at its join (all modulo 2^32). Whoever brings it
@@ -70,9 +69,8 @@ struct frame {
   alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
 
-  // parent/root and coro are left for their writers (the fork/call awaiter or sync_wait; get_return_object):
-  // they are written before anyone reads them, and skipping two stores per task is measurable on fork-heavy
-  // code.
+  // parent/root is left for its writer (the fork/call awaiter or sync_wait): it is written before anyone
+  // reads it, and skipping a store per task is measurable on fork-heavy code.
   explicit frame(segmented_stack* h) noexcept : home(h) {}
 
   [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state); }
@@ -81,8 +79,12 @@ struct frame {
     std::memcpy(static_cast<void*>(&state), &word, sizeof word);
   }
 
+  // The coroutine whose promise this frame is. Every promise is a frame at offset 0 with the frame's
+  // alignment (static_assert in task.hpp), so the compiler's own promise-to-frame mapping, the one
+  // coroutine_handle<P>::from_promise uses, applies without knowing P; no handle needs to be stored.
   [[nodiscard]] std::coroutine_handle<> handle() const noexcept {
-    return std::coroutine_handle<>::from_address(coro);
+    return std::coroutine_handle<>::from_address(
+        __builtin_coro_promise(const_cast<frame*>(this), alignof(frame), true));
   }
 };
 
