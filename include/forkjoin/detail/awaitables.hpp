@@ -48,8 +48,11 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     frame* const self = &parent.promise();
     child->parent = self;
     if constexpr (Fork) {
-      child->set_state_word(std::bit_cast<std::uint64_t>(
-          frame_state{.kind = task_kind::fork, .has_destructors = child->state.has_destructors}));
+      // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole
+      // eight-byte word keeps has_destructors without a separate load, and lets the final suspend's load of
+      // the word be forwarded from this store (a byte store in between would stall it).
+      static_assert(k_fork_state - k_call_state == static_cast<std::uint64_t>(task_kind::fork));
+      child->set_state_word(child->state_word() + static_cast<std::uint64_t>(task_kind::fork));
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
       if (!tls_owner.try_push(self)) [[unlikely]] {
         // The deque could not grow (out of memory): nothing was published, so the child runs as a call. The

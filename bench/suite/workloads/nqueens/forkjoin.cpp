@@ -10,7 +10,7 @@ fj::task<long> count(int n, int row, board queens) {
   }
   column_counts parts{};
   for (int column = 0; column < n; ++column) {
-    queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
+    queens[static_cast<std::size_t>(row)] = static_cast<std::uint8_t>(column);
     if (safe(queens, row)) {
       co_await fj::fork(&parts[static_cast<std::size_t>(column)], count, n, row + 1, queens);
     }

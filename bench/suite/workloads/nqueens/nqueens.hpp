@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "registry.hpp"
@@ -12,8 +13,9 @@ namespace fjb::nqueens {
 
 inline constexpr int largest_board = 16;
 
-// Column of the queen in each row placed so far; passed by value so every task owns its board.
-using board = std::array<char, largest_board>;
+// Column of the queen in each row placed so far (unsigned: a column is 0-15); passed by value so every task
+// owns its board.
+using board = std::array<std::uint8_t, largest_board>;
 
 // Solutions below each column of the current row; a column whose placement is unsafe keeps its zero.
 using column_counts = std::array<long, largest_board>;

@@ -13,7 +13,7 @@ long count(int n, int row, board queens) {
   column_counts parts{};
   tbb::task_group group;
   for (int column = 0; column < n; ++column) {
-    queens[static_cast<std::size_t>(row)] = static_cast<char>(column);
+    queens[static_cast<std::size_t>(row)] = static_cast<std::uint8_t>(column);
     if (safe(queens, row)) {
       group.run([&parts, n, row, column, queens] {
         parts[static_cast<std::size_t>(column)] = count(n, row + 1, queens);
