@@ -22,6 +22,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -77,7 +78,7 @@ double median(std::vector<double> v) {
 template <class F>
 double seconds(F&& f, long expect) {
   auto const t0 = std::chrono::steady_clock::now();
-  long const r = f();
+  long const r = std::forward<F>(f)();
   auto const t1 = std::chrono::steady_clock::now();
   if (r != expect) {
     std::fprintf(stderr, "fj-overhead: WRONG ANSWER %ld, expected %ld\n", r, expect);

@@ -561,7 +561,7 @@ inline std::optional<topology> topology::from_hwloc() {
   std::vector<core> cores;
   std::set<unsigned> nodes;
   for (int i = 0; i < count; ++i) {
-    hwloc_obj_t const pu = hwloc_get_obj_by_type(handle, HWLOC_OBJ_PU, static_cast<unsigned>(i));
+    hwloc_obj* const pu = hwloc_get_obj_by_type(handle, HWLOC_OBJ_PU, static_cast<unsigned>(i));
     core k;
     k.cpu = pu->os_index;
     int const node = pu->nodeset != nullptr ? hwloc_bitmap_first(pu->nodeset) : -1;

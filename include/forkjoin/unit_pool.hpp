@@ -25,7 +25,7 @@ class unit_pool : public detail::pool_base {
                    .kind = "unit_pool"}) {}
 
  private:
-  static const pool_options& checked(const pool_options& options) {
+  static pool_options checked(const pool_options& options) {
     if (options.workers != 1) {
       throw invalid_config_error("a unit_pool has exactly one worker (pool_options::workers = " +
                                  std::to_string(options.workers) + "; set it to 1)");

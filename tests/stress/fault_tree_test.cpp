@@ -106,7 +106,8 @@ std::atomic<std::uint64_t> g_copy_fault_at{0};
 struct fragile {
   fragile() noexcept { g_live_args.fetch_add(1, std::memory_order_relaxed); }  // relaxed: checked after
   fragile(const fragile&) { construct(); }
-  fragile(fragile&&) { construct(); }  // not noexcept: a throwing move is one of the faults
+  // Not noexcept: a throwing move is one of the faults.
+  fragile(fragile&&) { construct(); }  // NOLINT(performance-noexcept-move-constructor)
   fragile& operator=(const fragile&) = delete;
   ~fragile() { g_live_args.fetch_sub(1, std::memory_order_relaxed); }
 
@@ -476,13 +477,16 @@ class TotalsPrinter : public ::testing::Environment {
   }
 };
 
-[[maybe_unused]] ::testing::Environment* const g_totals =
+// GoogleTest's way to run code after all tests; an exception here would end the program before any test.
+[[maybe_unused]] ::testing::Environment* const g_totals =  // NOLINT(cert-err58-cpp)
     ::testing::AddGlobalTestEnvironment(new TotalsPrinter);
 
 // Not a test of forkjoin: proves that the sanitizer presets' leak check fails a run that leaks (ctest runs it
 // as stress.fault_tree_test_leak_is_caught in the asan presets and expects LeakSanitizer's report).
 [[gnu::noinline]] void leak_a_stack_with_a_frame() {
   auto* stack = new fj::detail::segmented_stack();
+  // The leak is the point.
+  // NOLINTNEXTLINE(clang-analyzer-cplusplus.NewDeleteLeaks)
   static_cast<volatile unsigned char*>(stack->allocate(64))[0] = 1;
 }
 

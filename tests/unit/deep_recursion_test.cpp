@@ -9,7 +9,7 @@
 
 namespace {
 
-constexpr std::size_t small_os_stack = 128 * 1024;
+constexpr std::size_t small_os_stack = std::size_t{128} * 1024;
 
 int chain_depth() { return static_cast<int>(fj::test::scaled(1'000'000, 10'000)); }
 

@@ -69,7 +69,7 @@ fj::task<void> touch(unsigned char* p, std::size_t n) {
 
 // Its frame holds the array (a child writes it across a suspension): over 64 KiB.
 fj::task<int> big_frame() {
-  std::array<unsigned char, 64 * 1024> bytes{};
+  std::array<unsigned char, std::size_t{64} * 1024> bytes{};
   co_await fj::call(touch, bytes.data(), bytes.size());
   co_await fj::join;
   co_return bytes[4096];
@@ -87,7 +87,7 @@ fj::task<void> forks_then_allocation_fails(std::atomic<int>* finished, int n) {
 TEST(SpawnFailure, AFrameThatCannotBeAllocatedFailsInTheParentAfterItsForkedChildrenFinish) {
   fj::pool_options o;
   o.workers = 4;
-  o.stack_budget = 32 * 1024;
+  o.stack_budget = std::size_t{32} * 1024;
   fj::busy_pool pool(o);
   for (int rep = 0; rep < 10; ++rep) {
     std::atomic<int> finished{0};

@@ -15,7 +15,7 @@
 
 namespace {
 
-constexpr std::size_t k_small_budget = 64 * 1024;
+constexpr std::size_t k_small_budget = std::size_t{64} * 1024;
 
 fj::task<long> call_chain(int depth) {
   if (depth == 0) co_return 0;
@@ -120,17 +120,17 @@ TEST(StackBudget, AppliesToTheFreshStackOfAThief) {
   EXPECT_GE(steals, 1u);
 }
 
-fj::task<int> big_root(std::array<unsigned char, 16 * 1024> bytes) {
+fj::task<int> big_root(std::array<unsigned char, std::size_t{16} * 1024> bytes) {
   int sum = 0;
   for (unsigned char b : bytes) sum += b;
   co_return sum;
 }
 
 TEST(StackBudget, AppliesToTheRootFrameThatSyncWaitMakesOnTheCallingThread) {
-  std::array<unsigned char, 16 * 1024> bytes{};
+  std::array<unsigned char, std::size_t{16} * 1024> bytes{};
   bytes[7] = 3;
   fj::pool_options o = small_budget(1);
-  o.stack_budget = 8 * 1024;
+  o.stack_budget = std::size_t{8} * 1024;
   fj::busy_pool tight(o);
   try {
     (void)fj::sync_wait(tight, big_root, bytes);

@@ -77,6 +77,7 @@ TEST(LazyPool, ShutdownWhileOutsideThreadsSubmitGivesEverySubmissionAResultOrPoo
   std::atomic<long> refused{0};
   std::atomic<long> wrong{0};
   std::vector<std::thread> submitters;
+  submitters.reserve(4);
   for (int t = 0; t < 4; ++t) {
     submitters.emplace_back([&, t] {
       for (int i = 0;; ++i) {
@@ -105,6 +106,7 @@ TEST(LazyPool, FourOutsideThreadsSubmittingManyRootsAllGetTheirResults) {
   std::atomic<long> wrong{0};
   within(std::chrono::seconds(240), [&] {
     std::vector<std::thread> submitters;
+    submitters.reserve(4);
     for (int t = 0; t < 4; ++t) {
       submitters.emplace_back([&, t] {
         for (int i = 0; i < per_thread; ++i) {

@@ -33,7 +33,7 @@ fj::task<long> call_chain(int depth) {
 
 TEST(Pool, UnitPoolTakesOptionsButOnlyOneWorker) {
   EXPECT_THROW(fj::unit_pool pool(fj::pool_options{.workers = 2}), fj::invalid_config_error);
-  fj::unit_pool pool(fj::pool_options{.workers = 1, .stack_budget = 64 * 1024});
+  fj::unit_pool pool(fj::pool_options{.workers = 1, .stack_budget = std::size_t{64} * 1024});
   EXPECT_EQ(fj::sync_wait(pool, call_chain, 100), 100);
   EXPECT_THROW((void)fj::sync_wait(pool, call_chain, 100000), fj::stack_budget_error);
   EXPECT_EQ(fj::sync_wait(pool, call_chain, 100), 100);
@@ -77,6 +77,7 @@ TEST(Pool, ManyThreadsCanSyncWaitOnOnePoolAtOnce) {
   int const per_thread = static_cast<int>(fj::test::scaled(50, 5));
   std::atomic<int> wrong{0};
   std::vector<std::thread> callers;
+  callers.reserve(static_cast<std::size_t>(threads));
   for (int t = 0; t < threads; ++t) {
     callers.emplace_back([&, t] {
       for (int i = 0; i < per_thread; ++i) {

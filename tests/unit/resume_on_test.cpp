@@ -142,6 +142,7 @@ TEST(ResumeOn, ShuttingAPoolDownWhileTasksHopOntoItLosesNothing) {
     fj::lazy_pool home(2);
     auto away = std::make_unique<fj::lazy_pool>(2);
     std::vector<std::thread> submitters;
+    submitters.reserve(3);
     std::atomic<int> finished{0};
     for (int t = 0; t < 3; ++t) {
       submitters.emplace_back([&] {

@@ -20,12 +20,13 @@ std::vector<std::int64_t> times(const tiled_matrix& matrix, const std::vector<st
 
 tiled_matrix small_integers(std::size_t n, std::size_t row_factor, std::size_t column_factor, int modulus) {
   tiled_matrix m{n, std::vector<float>(n * n)};
+  const int centre = modulus / 2;  // integers centred on zero: an integer division on purpose
   for (std::size_t row = 0; row < n; ++row) {
     for (std::size_t column = 0; column < n; ++column) {
       const auto value =
           static_cast<int>((row * row_factor + column * column_factor) % static_cast<std::size_t>(modulus));
       m.tile_at(row / tile, column / tile)[(row % tile) * tile + column % tile] =
-          static_cast<float>(value - modulus / 2);
+          static_cast<float>(value - centre);
     }
   }
   return m;
