@@ -81,6 +81,50 @@ TEST(ResumeOn, ForkedChildMovingAwayLeavesItsParentRunnable) {
   for (int rep = 0; rep < 50; ++rep) EXPECT_EQ(fj::sync_wait(home, parent_of_mover, &elsewhere), 2);
 }
 
+// Regression: a worker left holding a parent's continuation on its deque (its forked child moved away) must
+// run that continuation before it takes a task from its submission queue. Otherwise a moved-in forked child
+// that finishes there pops the foreign continuation as if it were its own parent's, resumes its own parent a
+// second time, and the foreign one is never resumed (found by reading the scheduler loop; before the fix
+// this test hung). Unit pools do not steal from each other, so every step below happens on a known worker.
+fj::task<int> move_to(fj::unit_pool* pool) {
+  co_await fj::resume_on(*pool);
+  co_return fj::runs_on(*pool) ? 1 : 0;
+}
+
+// Root on pool `home`: waits until another root's child is on its way here, then forks a child that leaves.
+fj::task<int> leave_continuation_behind(fj::unit_pool* away, std::atomic<bool>* mover_sent) {
+  while (!mover_sent->load(std::memory_order_acquire)) std::this_thread::yield();
+  // Let the mover's resume_on land in this worker's submission queue while this worker is busy.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  int moved = 0;
+  co_await fj::fork(&moved, move_to, away);
+  co_await fj::join;
+  co_return moved + 10;
+}
+
+// Root on another pool: forks a child that moves to `home`'s worker.
+fj::task<int> send_mover(fj::unit_pool* home, std::atomic<bool>* mover_sent) {
+  mover_sent->store(true, std::memory_order_release);
+  int moved = 0;
+  co_await fj::fork(&moved, move_to, home);
+  co_await fj::join;
+  co_return moved + 20;
+}
+
+TEST(ResumeOn, AMovedInChildNeverPopsAContinuationLeftBehindByAnother) {
+  fj::unit_pool home;
+  fj::unit_pool away;
+  fj::unit_pool third;
+  for (int rep = 0; rep < 5; ++rep) {
+    std::atomic<bool> mover_sent{false};
+    int sent = 0;
+    std::thread other([&] { sent = fj::sync_wait(third, send_mover, &home, &mover_sent); });
+    EXPECT_EQ(fj::sync_wait(home, leave_continuation_behind, &away, &mover_sent), 11);
+    other.join();
+    EXPECT_EQ(sent, 21);
+  }
+}
+
 fj::task<int> resume_on_bad_worker(fj::lazy_pool* pool) {
   try {
     co_await fj::resume_on(*pool, pool->size());

@@ -313,8 +313,8 @@ class pool_core {
 
   [[nodiscard]] bool pinned_victims() const noexcept { return pinned_ && !placement_.is_uniform(); }
 
-  // Steals one continuation and runs it. The worker's own deque counts as a victim too: a task that moved
-  // itself away with resume_on can leave its parent's continuation there.
+  // Steals one continuation and runs it. The worker's own deque counts as a victim too, and comes first: a
+  // task that moved itself away with resume_on can leave its parent's continuation there.
   bool try_steal(worker_context& self) {
     deque_thief<frame*> thief = self.queue.thief();
     if (self.owner.empty()) {
@@ -354,6 +354,13 @@ class pool_core {
     pin(w);
     std::uint32_t idle_rounds = 0;
     while (true) {
+      // A continuation left on our own deque (its forked child moved away with resume_on) runs before any
+      // submission: a task taken from the inbox must start on an empty deque, or a forked child among them
+      // would pop that continuation at its end as if it were its own parent (join.md §6).
+      if (!w.owner.empty()) {
+        if (try_steal(w)) idle_rounds = 0;
+        continue;
+      }
       if (submission* s = w.inbox.pop()) {
         run_submission(w, s);
         idle_rounds = 0;
