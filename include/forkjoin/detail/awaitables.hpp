@@ -11,6 +11,7 @@
 
 #include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
@@ -23,6 +24,15 @@ inline constexpr bool is_task_promise = std::derived_from<P, frame>;
 // Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes
 // these through and rejects everything else with a readable error.
 struct runtime_awaitable {};
+
+// The deque could not grow (out of memory): nothing was published, so the forked child runs as a call. The
+// fork loses its parallelism, not its result, and the hot path needs no exception handling. Out of line so
+// that the compiler does not merge its counter increment with the push's store of bottom (which cost the push
+// an instruction).
+FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
+  child->state.kind = task_kind::call;
+  worker_counters::bump(tls_worker->counters.forks_run_as_calls);
+}
 
 // Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
 // initial suspend point, allocated on this worker's stack).
@@ -55,10 +65,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
       child->set_state_word(child->state_word() + static_cast<std::uint64_t>(task_kind::fork));
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
       if (!tls_owner.try_push(self)) [[unlikely]] {
-        // The deque could not grow (out of memory): nothing was published, so the child runs as a call. The
-        // fork loses its parallelism, not its result, and the hot path needs no exception handling.
-        child->state.kind = task_kind::call;
-        worker_counters::bump(tls_worker->counters.forks_run_as_calls);
+        run_fork_as_call(child);
       }
       chaos_point();
     }

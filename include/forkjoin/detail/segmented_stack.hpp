@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <mutex>
@@ -189,9 +190,12 @@ class segmented_stack {
   // take the stack over tls_stack_budget; the stack's frames are unchanged either way.
   [[nodiscard]] void* allocate(std::size_t n) {
     fault_injection::before_frame_allocation();
-    // n - 1 wraps for n == 0, sending it to the slow path. limit_ - sp_ is a multiple of k_frame_align, so
-    // n <= avail implies round_up(n) <= avail, and round_up cannot overflow here.
-    if (n - 1 < static_cast<std::size_t>(limit_ - sp_)) [[likely]] {
+    // The test is "the new top is within the limit": one compare of the value that is then stored (a frame's
+    // n is a compile-time constant, so the first test folds away in a task's ramp). n - 1 wraps for n == 0,
+    // sending it to the slow path; n below k_fast_bytes cannot wrap the address (or round_up). Addresses
+    // are compared as integers: the no_worker() stack's null sp_ must not be offset as a pointer.
+    std::uintptr_t const top = reinterpret_cast<std::uintptr_t>(sp_);
+    if (n - 1 < k_fast_bytes && top + round_up(n) <= reinterpret_cast<std::uintptr_t>(limit_)) [[likely]] {
       std::byte* const p = sp_;
       sp_ = p + round_up(n);
       unpoison(p, n);
@@ -290,6 +294,9 @@ class segmented_stack {
   [[nodiscard]] std::size_t reserved_bytes() const noexcept { return reserved_; }
 
  private:
+  // Requests below this size take the one-compare fast path of allocate().
+  static constexpr std::size_t k_fast_bytes = std::size_t{1} << 32;
+
   static constexpr std::size_t round_up(std::size_t n) noexcept {
     return (n + (k_frame_align - 1)) & ~(k_frame_align - 1);
   }
