@@ -401,9 +401,10 @@ class segmented_stack {
       cur_ = make_stacklet(k_first_stacklet_bytes, nullptr, want);
       base_ = sp_ = cur_->base();
       limit_ = cur_->limit;
-      if (need <= static_cast<std::size_t>(limit_ - sp_)) {
-        return bump(want, need);
-      }
+    }
+    // A request of k_fast_bytes or more comes here even when it fits.
+    if (need <= static_cast<std::size_t>(limit_ - sp_)) {
+      return bump(want, need);
     }
 
     // The request does not fit the current stacklet: continue on the cache if it fits, else on a new one.
