@@ -157,9 +157,8 @@ class [[nodiscard]] FJ_DETAIL_TRIVIAL_ABI task {
 namespace detail {
 
 // frame::handle() finds the coroutine from a frame pointer alone: that needs every promise to have the
-// frame's alignment (promise<T> holds a T*, never a T).
+// frame's alignment (promise<T> holds a T*, never a T; get_return_object checks each promise<T>).
 static_assert(alignof(promise<void>) == alignof(frame));
-static_assert(alignof(promise<long double>) == alignof(frame));
 
 template <class T>
 task<T> promise<T>::get_return_object() noexcept {
