@@ -17,7 +17,11 @@
 // nobody would be left to run the submitted root, and a root goes to the inbox of one particular worker,
 // which may be the very one that is blocked.
 //
-// Figures, printed at the end: runs (trees), nodes, steals, hand-offs, mismatches, hangs, and
+// Moves: some nodes of the trees on the main pool start by moving themselves to a random worker of that pool
+// (fj::resume_on), so that tasks arrive through workers' submission queues while other workers' deques may
+// hold continuations that moved children left behind (join.md §6).
+//
+// Figures, printed at the end: runs (trees), nodes, steals, hand-offs, moves, mismatches, hangs, and
 // `N passed, N failed` over trees. A hang is caught by a watchdog (tests/support/watchdog.hpp) that prints
 // the seed and the pools' state and aborts. FJ_SOAK_SECONDS=<s> turns the run into a soak: each
 // configuration keeps drawing new trees for its share of <s> seconds.
@@ -34,6 +38,7 @@
 #include <new>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -60,12 +65,14 @@ struct tree_params {
   unsigned join_in_8 = 0;        // chance that a join follows a child
   unsigned implicit_in_8 = 0;    // chance that a node returns without its final join (implicit join)
   unsigned handoff_in_1024 = 0;  // chance that a node with depth >= 2 hands its subtree to the helper pool
+  unsigned move_in_1024 = 0;     // chance that a node starts by moving to a random worker of its pool
 
   [[nodiscard]] std::string describe() const {
     return "depth=" + std::to_string(depth) + " children=" + std::to_string(min_children) + ".." +
            std::to_string(max_children) + " fork=" + std::to_string(fork_in_8) +
            "/8 join=" + std::to_string(join_in_8) + "/8 implicit=" + std::to_string(implicit_in_8) +
-           "/8 handoff=" + std::to_string(handoff_in_1024) + "/1024";
+           "/8 handoff=" + std::to_string(handoff_in_1024) + "/1024 move=" + std::to_string(move_in_1024) +
+           "/1024";
   }
 };
 
@@ -117,6 +124,7 @@ tree_params draw_params(std::uint64_t h, bool handoffs) {
   p.join_in_8 = static_cast<unsigned>((h >> 16) % 9) / 2;
   p.implicit_in_8 = static_cast<unsigned>((h >> 20) % 9);
   p.handoff_in_1024 = handoffs ? 4 * static_cast<unsigned>((h >> 24) % 3) : 0;
+  p.move_in_1024 = 4 * static_cast<unsigned>((h >> 28) % 3);
   return p;
 }
 
@@ -127,6 +135,8 @@ struct node_shape {
   std::uint64_t bits = 0;  // per child: bit 2i = fork (else call), bit 2i+1 = join right after this child
   bool implicit_join = false;
   handoff_kind handoff = handoff_kind::none;
+  bool move = false;  // start by moving to worker move_to of the node's pool
+  std::uint64_t move_to = 0;
   int work = 0;  // rounds of mixing the node does itself, so that thieves find something to take
 };
 
@@ -148,6 +158,8 @@ node_shape shape_of(const tree_params& p, std::uint64_t id, int depth) {
     s.handoff = (h >> 40) % 2 == 0 ? handoff_kind::direct : handoff_kind::outside_thread;
   }
   s.work = 16 + static_cast<int>((h >> 44) % 96);
+  s.move = (g >> 32) % 1024 < p.move_in_1024;
+  s.move_to = g >> 48;
   return s;
 }
 
@@ -187,12 +199,16 @@ node_value serial_tree(const tree_params& p, std::uint64_t id, int depth, expect
 struct tree_context {
   tree_params params;
   const expected_values* expected = nullptr;
-  fj::lazy_pool* helper = nullptr;               // where hand-offs go; null on the helper itself
+  fj::lazy_pool* helper = nullptr;  // where hand-offs go; null on the helper itself
+  // The pool the tree runs on, for moves (one of the two; both null: no moves, as on the helper pool).
+  fj::busy_pool* busy = nullptr;
+  fj::lazy_pool* lazy = nullptr;
   const tree_context* helper_context = nullptr;  // the same tree without hand-offs, for the helper pool
   // relaxed: plain event counts, read after the tree's sync_wait returned (which orders them).
   mutable std::atomic<std::uint64_t> mismatches{0};
   mutable std::atomic<std::uint64_t> direct_handoffs{0};
   mutable std::atomic<std::uint64_t> thread_handoffs{0};
+  mutable std::atomic<std::uint64_t> moves{0};
   mutable std::atomic<std::uint64_t> first_bad_id{0};
 
   void check(std::uint64_t id, const node_value& v) const {
@@ -238,6 +254,14 @@ node_value hand_off(const tree_context* ctx, std::uint64_t id, int depth, handof
 
 fj::task<node_value> tree_node(const tree_context* ctx, std::uint64_t id, int depth) {
   node_shape const s = shape_of(ctx->params, id, depth);
+  // A task that has forked nothing yet may always move (resume_on refuses only inside a stolen scope).
+  if (s.move && ctx->busy != nullptr) {
+    co_await fj::resume_on(*ctx->busy, s.move_to % ctx->busy->size());
+    ctx->moves.fetch_add(1, std::memory_order_relaxed);
+  } else if (s.move && ctx->lazy != nullptr) {
+    co_await fj::resume_on(*ctx->lazy, s.move_to % ctx->lazy->size());
+    ctx->moves.fetch_add(1, std::memory_order_relaxed);
+  }
   if (s.handoff != handoff_kind::none && ctx->helper != nullptr)
     co_return hand_off(ctx, id, depth, s.handoff);
   node_value r[k_max_children] = {};
@@ -261,6 +285,7 @@ struct figures {
   std::uint64_t multi_worker_runs = 0;  // trees run on pools with more than one worker
   std::uint64_t direct_handoffs = 0;
   std::uint64_t thread_handoffs = 0;
+  std::uint64_t moves = 0;
   std::uint64_t mismatches = 0;
 };
 
@@ -286,12 +311,13 @@ class print_figures : public ::testing::Environment {
     const figures& f = totals();
     std::printf(
         "[random trees] figures: runs=%llu nodes=%llu steals=%llu (over %llu runs on multi-worker pools) "
-        "nested sync_wait: direct=%llu outside-thread=%llu mismatches=%llu hangs=0 (watchdog: %llds) "
-        "chaos=%s",
+        "nested sync_wait: direct=%llu outside-thread=%llu moves=%llu mismatches=%llu hangs=0 (watchdog: "
+        "%llds) chaos=%s",
         static_cast<unsigned long long>(f.runs), static_cast<unsigned long long>(f.nodes),
         static_cast<unsigned long long>(f.steals), static_cast<unsigned long long>(f.multi_worker_runs),
         static_cast<unsigned long long>(f.direct_handoffs),
-        static_cast<unsigned long long>(f.thread_handoffs), static_cast<unsigned long long>(f.mismatches),
+        static_cast<unsigned long long>(f.thread_handoffs), static_cast<unsigned long long>(f.moves),
+        static_cast<unsigned long long>(f.mismatches),
         static_cast<long long>(fj::test::watchdog::deadline_from_env(std::chrono::seconds(120)).count()),
         fj::test::chaos ? "on" : "off");
     if (fj::test::chaos)
@@ -344,6 +370,7 @@ struct tree_outcome {
   std::uint64_t mismatches = 0;
   std::uint64_t direct_handoffs = 0;
   std::uint64_t thread_handoffs = 0;
+  std::uint64_t moves = 0;
 };
 
 // Runs one tree drawn from `tree_seed` on `pool` (hand-offs to `helper`) and checks every node.
@@ -362,6 +389,11 @@ tree_outcome run_one_tree(Pool& pool, fj::lazy_pool& helper, std::uint64_t tree_
   ctx.expected = &expected;
   ctx.helper = &helper;
   ctx.helper_context = &helper_ctx;
+  if constexpr (std::is_same_v<Pool, fj::busy_pool>) {
+    ctx.busy = &pool;
+  } else {
+    ctx.lazy = &pool;
+  }
 
   node_value const got = fj::sync_wait(pool, tree_node, &ctx, root, ctx.params.depth);
 
@@ -372,6 +404,7 @@ tree_outcome run_one_tree(Pool& pool, fj::lazy_pool& helper, std::uint64_t tree_
       ctx.mismatches.load(std::memory_order_relaxed) + helper_ctx.mismatches.load(std::memory_order_relaxed);
   out.direct_handoffs = ctx.direct_handoffs.load(std::memory_order_relaxed);
   out.thread_handoffs = ctx.thread_handoffs.load(std::memory_order_relaxed);
+  out.moves = ctx.moves.load(std::memory_order_relaxed);
   out.nodes = want.nodes;
   if (got != want) ++out.mismatches;
   out.ok = out.mismatches == 0;
@@ -392,6 +425,7 @@ void add(figures& f, const tree_outcome& o, bool multi_worker) {
   f.mismatches += o.mismatches;
   f.direct_handoffs += o.direct_handoffs;
   f.thread_handoffs += o.thread_handoffs;
+  f.moves += o.moves;
 }
 
 // Trees per configuration, or, in a soak, keep going until this configuration's share of the time is up.
@@ -433,12 +467,12 @@ void check_random_trees(Pool& pool, tree_run run, std::size_t config_index) {
     add(here, run_one_tree(pool, helper, tree_seed, label), run.workers > 1);
   }
   here.steals = run.workers > 1 ? steals_of(pool) : 0;
-  std::printf("[random trees] %s: trees=%llu nodes=%llu steals=%llu hand-offs=%llu+%llu mismatches=%llu\n",
-              name.c_str(), static_cast<unsigned long long>(here.runs),
-              static_cast<unsigned long long>(here.nodes), static_cast<unsigned long long>(steals_of(pool)),
-              static_cast<unsigned long long>(here.direct_handoffs),
-              static_cast<unsigned long long>(here.thread_handoffs),
-              static_cast<unsigned long long>(here.mismatches));
+  std::printf(
+      "[random trees] %s: trees=%llu nodes=%llu steals=%llu hand-offs=%llu+%llu moves=%llu mismatches=%llu\n",
+      name.c_str(), static_cast<unsigned long long>(here.runs), static_cast<unsigned long long>(here.nodes),
+      static_cast<unsigned long long>(steals_of(pool)), static_cast<unsigned long long>(here.direct_handoffs),
+      static_cast<unsigned long long>(here.thread_handoffs), static_cast<unsigned long long>(here.moves),
+      static_cast<unsigned long long>(here.mismatches));
   if (run.workers > 1) {
     EXPECT_GT(here.steals, 0u) << name
                                << ": no steals, so this configuration proved nothing about concurrency";
@@ -451,6 +485,7 @@ void check_random_trees(Pool& pool, tree_run run, std::size_t config_index) {
   f.multi_worker_runs += here.multi_worker_runs;
   f.direct_handoffs += here.direct_handoffs;
   f.thread_handoffs += here.thread_handoffs;
+  f.moves += here.moves;
   f.mismatches += here.mismatches;
 }
 
@@ -509,6 +544,7 @@ TEST(RandomTreesConcurrentRoots, TreesSubmittedFromSeveralThreadsAllMatch) {
     f.multi_worker_runs += p.multi_worker_runs;
     f.direct_handoffs += p.direct_handoffs;
     f.thread_handoffs += p.thread_handoffs;
+    f.moves += p.moves;
     f.mismatches += p.mismatches;
   }
   f.steals += steals_of(pool);

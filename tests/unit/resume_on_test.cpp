@@ -125,6 +125,48 @@ TEST(ResumeOn, AMovedInChildNeverPopsAContinuationLeftBehindByAnother) {
   }
 }
 
+// Regression: when a task deep in a strand moves away, its old worker's deque holds the continuations of
+// several ancestors. The worker must resume the newest (bottom) one first. It used to take the oldest (top),
+// whose next fork then pushed below the others, and a forked child finishing there popped an ancestor's
+// continuation as its own parent's (found by random trees with moves; before the fix this test hung).
+fj::task<int> mover_leaf(fj::unit_pool* away) {
+  co_await fj::resume_on(*away);
+  co_return 1;
+}
+
+fj::task<int> forks_a_mover(fj::unit_pool* away) {
+  int moved = 0;
+  co_await fj::fork(&moved, mover_leaf, away);
+  co_await fj::join;
+  co_return moved + 10;
+}
+
+fj::task<int> forks_a_mover_two_down(fj::unit_pool* away) {
+  int below = 0;
+  co_await fj::fork(&below, forks_a_mover, away);
+  co_await fj::join;
+  co_return below + 100;
+}
+
+fj::task<int> strand_with_ancestors_left_behind(fj::unit_pool* away) {
+  int deep = 0;
+  co_await fj::fork(&deep, forks_a_mover_two_down, away);  // three continuations are left on this worker
+  // Let the mover finish on `away` first, so that the forker above it finds its join complete.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  int moved = 0;
+  co_await fj::fork(&moved, mover_leaf, away);
+  co_await fj::join;
+  co_return deep + moved + 1000;
+}
+
+TEST(ResumeOn, ContinuationsLeftBehindByADeepMoverResumeNewestFirst) {
+  fj::unit_pool home;
+  fj::unit_pool away;
+  for (int rep = 0; rep < 5; ++rep) {
+    EXPECT_EQ(fj::sync_wait(home, strand_with_ancestors_left_behind, &away), 1112);
+  }
+}
+
 fj::task<int> resume_on_bad_worker(fj::lazy_pool* pool) {
   try {
     co_await fj::resume_on(*pool, pool->size());

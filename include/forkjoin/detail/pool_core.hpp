@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -313,26 +314,38 @@ class pool_core {
 
   [[nodiscard]] bool pinned_victims() const noexcept { return pinned_ && !placement_.is_uniform(); }
 
-  // Steals one continuation and runs it. The worker's own deque counts as a victim too, and comes first: a
-  // task that moved itself away with resume_on can leave its parent's continuation there.
+  // A task that moved itself away with resume_on can leave continuations on its old worker's deque: those of
+  // its strand's ancestors that were not stolen. The worker takes the newest one from the bottom, as if the
+  // moved task had returned to it, and runs it as a steal (its steals count goes up: the moved task's return
+  // comes through the join counter, join.md §6). Taking the oldest from the top instead would leave newer
+  // continuations of the strand below the ones the resumed task pushes next, and a forked child finishing
+  // there would pop one of them as its own parent's.
+  bool resume_left_behind(worker_context& self) {
+    std::optional<frame*> const left = self.owner.pop();
+    if (!left) return false;  // thieves took them meanwhile
+    run_stolen(self, *left);
+    return true;
+  }
+
+  // Steals one continuation from another worker and runs it.
   bool try_steal(worker_context& self) {
-    deque_thief<frame*> thief = self.queue.thief();
-    if (self.owner.empty()) {
-      if (!steal_ || workers_.size() < 2) return false;
-      thief = workers_[pick_victim(self)]->queue.thief();
-    }
+    if (!steal_ || workers_.size() < 2) return false;
+    deque_thief<frame*> thief = workers_[pick_victim(self)]->queue.thief();
     worker_counters::bump(self.counters.steal_attempts);
     chaos_point();
     auto stolen = thief.steal();
     if (!stolen) return false;
-    frame* f = stolen.value;
-    // The thief now runs the continuation; steals is owned by whoever runs it (frame.hpp).
+    run_stolen(self, stolen.value);
+    return true;
+  }
+
+  void run_stolen(worker_context& self, frame* f) {
+    // This worker now runs the continuation; steals is owned by whoever runs it (frame.hpp).
     ++f->state.steals;
     worker_counters::bump(self.counters.steals);
     become_active(self);
     run_from_scheduler(f->handle());
     become_thief(self);
-    return true;
   }
 
   void pin(worker_context& w) noexcept {
@@ -354,11 +367,11 @@ class pool_core {
     pin(w);
     std::uint32_t idle_rounds = 0;
     while (true) {
-      // A continuation left on our own deque (its forked child moved away with resume_on) runs before any
-      // submission: a task taken from the inbox must start on an empty deque, or a forked child among them
-      // would pop that continuation at its end as if it were its own parent (join.md §6).
+      // Continuations left on our own deque (a task moved away with resume_on) run before any submission: a
+      // task taken from the inbox must start on an empty deque, or a forked child among them would pop one of
+      // those continuations at its end as if it were its own parent's (join.md §6).
       if (!w.owner.empty()) {
-        if (try_steal(w)) idle_rounds = 0;
+        if (resume_left_behind(w)) idle_rounds = 0;
         continue;
       }
       if (submission* s = w.inbox.pop()) {
