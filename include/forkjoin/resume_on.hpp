@@ -7,7 +7,9 @@
 // scope (after a join: a task whose continuation has been stolen since its last join cannot move and gets
 // fj::error). Moving onto a pool that is shutting down throws fj::pool_closed_error at the co_await (the task
 // stays where it was); once a task of a root has moved onto a pool, that pool's shutdown (and destructor)
-// waits for the root to finish, because the root's frames may continue on its workers from then on.
+// waits for the root to finish, because the root's frames may continue on its workers from then on; so a task
+// of that root must not shut the pool down or destroy it (from any worker, of any pool): it would wait for
+// itself. Only the pool's own workers are detected (fj::deadlock_error).
 //   fj::worker_index()                 // index of the worker running the calling task
 
 #include <coroutine>
@@ -59,7 +61,9 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     pool_core* const pool = pool_;
     // The target worker adopts the task's stack (stack.md rule 5); we continue on an empty one.
     give_up_stack();
-    // LIFETIME: after this the target may resume the task and this awaiter (in its frame) may be gone.
+    // LIFETIME: after the push inside submit_to the target may resume the task and this awaiter (in its
+    // frame) may be gone; so may the target pool, once the task's root has finished (its destructor waits for
+    // submit_to to return: pool_core::submitters_).
     pool->submit_to(target, &node_);
     return true;
   }

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -164,6 +165,27 @@ TEST(ResumeOn, ContinuationsLeftBehindByADeepMoverResumeNewestFirst) {
   fj::unit_pool away;
   for (int rep = 0; rep < 5; ++rep) {
     EXPECT_EQ(fj::sync_wait(home, strand_with_ancestors_left_behind, &away), 1112);
+  }
+}
+
+// The thread that moves a task onto another pool pushes it on a worker's inbox and then notifies that worker.
+// In between, the task may run and finish its root, sync_wait may return and the pool may be destroyed; the
+// notify then touched freed memory (found in review: AddressSanitizer reports it when a delay is injected
+// after the push). The pool's destructor now waits for submitters still inside submit_to. The window is a few
+// instructions wide, so this test (every pool destroyed right after one hop onto it, also in a chaos build
+// that yields or spins after the push) exercises the path but does not reliably catch a regression.
+fj::task<int> hop_onto(fj::busy_pool* pool) {
+  co_await fj::resume_on(*pool);
+  co_return fj::runs_on(*pool) ? 1 : 0;
+}
+
+TEST(ResumeOn, APoolDestroyedRightAfterATaskMovedOntoItFinishedIsNotTouchedAgain) {
+  fj::busy_pool home(1);
+  auto const pools = fj::test::scaled(1000, 200);
+  for (std::uint64_t i = 0; i < pools; ++i) {
+    auto away = std::make_unique<fj::busy_pool>(1);
+    EXPECT_EQ(fj::sync_wait(home, hop_onto, away.get()), 1);
+    away.reset();  // home's worker may still be inside submit_to on `away`
   }
 }
 

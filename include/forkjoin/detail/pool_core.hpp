@@ -105,7 +105,13 @@ class pool_core {
   pool_core(const pool_core&) = delete;
   pool_core& operator=(const pool_core&) = delete;
 
-  ~pool_core() { shutdown(); }
+  ~pool_core() {
+    shutdown();
+    // A thread of another pool that moved a task here may still be inside submit_to(), past its push: the
+    // task may have run and finished its root already, which let shutdown() return. acquire: pairs with the
+    // release fetch_sub in submit_to().
+    while (submitters_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+  }
 
   // Refuses new roots (sync_wait then throws fj::pool_closed_error), waits for every accepted root to finish,
   // and stops the workers. Idempotent; the destructor calls it. From one of the pool's own workers it throws
@@ -162,12 +168,18 @@ class pool_core {
   // Hands a suspended task to worker `target` (explicit scheduling, paper III-D1).
   // LIFETIME: after the push the worker may run the task, which may free `node`.
   void submit_to(std::size_t target, submission* node) noexcept {
+    // relaxed: the destructor sees this increment through what follows the push: the task runs, its root
+    // completes and leaves the in-flight count, on which shutdown() waits.
+    submitters_.fetch_add(1, std::memory_order_relaxed);
     worker_context& w = *workers_[target];
     chaos_point();
     (void)w.inbox.push(node);
+    chaos_point();
     // Always notify: the event count's notify is a cheap RMW when nobody waits, and skipping it on a stale
     // "not sleeping" reading would lose the wake-up (PITFALLS, sleep.md).
     if (idle_ == idle_policy::sleep) w.sleep.notify_one();
+    // release: pairs with the acquire load in the destructor. LIFETIME: the last access to *this.
+    submitters_.fetch_sub(1, std::memory_order_release);
   }
 
   [[nodiscard]] std::vector<worker_stats> stats() const {
@@ -411,6 +423,7 @@ class pool_core {
   std::atomic<std::int64_t> active_{0};
   std::atomic<std::size_t> next_target_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> submitters_{0};  // threads inside submit_to(), which the destructor waits for
   inflight_counter inflight_;
   std::mutex shutdown_mutex_;
   bool stopped_ = false;
