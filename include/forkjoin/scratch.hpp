@@ -97,7 +97,13 @@ class scratch {
   }
 
  private:
-  [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+  // The elements rounded up to the stack's alignment, then room for the node that segmented_stack::abandon()
+  // writes if the array dies on a thief: children still running write their results into the elements, so
+  // the node must not overlap them. 16 bytes more per array; no cost on forks and joins.
+  [[nodiscard]] std::size_t bytes() const noexcept {
+    std::size_t const align = detail::k_frame_align;
+    return (size_ * sizeof(T) + align - 1) / align * align + detail::segmented_stack::k_abandon_trailer_bytes;
+  }
 
   [[noreturn, gnu::cold, gnu::noinline]] static void misuse() noexcept {
     std::fprintf(

@@ -4,11 +4,13 @@
 #include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "support/test_config.hpp"
 
@@ -121,6 +123,39 @@ TEST(Scratch, ArraysDyingOnAThiefBeforeTheJoinAreFreedAtTheJoin) {
   std::uint64_t steals = 0;
   for (const fj::worker_stats& w : pool.stats()) steals += w.steals;
   EXPECT_GE(steals, 400u);  // every run's continuation was stolen: the child waits for it
+}
+
+// Children write their results into an abandoned array: the documented fork(&partial[i], ...) pattern with an
+// exception before the join. The queue node that abandoning needs must not lie where they write (found in
+// review: it was the array's first 16 bytes, a child's result overwrote the node's `next` and the join
+// followed it; a result in the first slot made the block unrecognisable and the stack aborted).
+struct late_writer {
+  std::atomic<bool> parent_threw{false};
+};
+
+fj::task<long> write_after_the_parent_threw(late_writer* w, long value) {
+  while (!w->parent_threw.load(std::memory_order_acquire)) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));  // meanwhile the parent abandons the array
+  co_return value;
+}
+
+fj::task<long> fork_into_an_array_then_throw(late_writer* w, std::size_t slot) {
+  fj::scratch<long> out(2);
+  co_await fj::fork(&out[slot], write_after_the_parent_threw, w, 1000L);
+  // The child waits for this store, so another worker runs this continuation: the array dies on a thief.
+  w->parent_threw.store(true, std::memory_order_release);
+  throw std::runtime_error("before the join");
+}
+
+TEST(Scratch, ChildrenWritingIntoAnAbandonedArrayDoNotCorruptTheStack) {
+  fj::busy_pool pool(2);
+  for (int rep = 0; rep < 20; ++rep) {
+    late_writer w;
+    EXPECT_THROW(
+        (void)fj::sync_wait(pool, fork_into_an_array_then_throw, &w, static_cast<std::size_t>(rep % 2)),
+        std::runtime_error);
+    EXPECT_EQ(fj::sync_wait(pool, throw_after_steal, true, std::size_t{5}), 7);  // the stacks still work
+  }
 }
 
 }  // namespace

@@ -248,14 +248,16 @@ class segmented_stack {
   // while its task unwinds on a thief, before the implicit join, with the forked children's frames still
   // above it on this stack. The block (made by allocate(n)) is queued instead and freed by the owner once it
   // is on top again: release_abandoned_on_top(), called whenever a join hands this stack back (stack.md
-  // "Abandoned blocks"). Its own memory holds the queue node, so this allocates nothing; the lock is taken
-  // only here and there, never on a fork or a join that nobody stole from.
+  // "Abandoned blocks"). The block's own last k_abandon_trailer_bytes hold the queue node, so this allocates
+  // nothing; the lock is taken only here and there, never on a fork or a join that nobody stole from. Whoever
+  // makes the block reserves those bytes (fj::scratch does): the rest of it may still be written by running
+  // children, whose results go into the array.
+  static constexpr std::size_t k_abandon_trailer_bytes = 16;
   void abandon(void* p, std::size_t n) noexcept {
     auto* const q = static_cast<std::byte*>(p);
-    static_assert(sizeof(abandoned_block) <= k_frame_align,
-                  "an allocation of 1 byte must hold the queue node");
-    unpoison(q, sizeof(abandoned_block));  // the block was rounded up to hold it, but only n bytes unpoisoned
-    auto* const node = ::new (static_cast<void*>(q)) abandoned_block{q + round_up(n == 0 ? 1 : n), nullptr};
+    std::byte* const at = q + round_up(n == 0 ? 1 : n) - sizeof(abandoned_block);
+    unpoison(at, sizeof(abandoned_block));
+    auto* const node = ::new (static_cast<void*>(at)) abandoned_block{q, nullptr};
     std::lock_guard lock(abandoned_mutex_);
     node->next = abandoned_;
     abandoned_ = node;
@@ -434,10 +436,12 @@ class segmented_stack {
     return p;
   }
 
+  // Kept in the last bytes of the abandoned block itself, so its end is the node's end.
   struct abandoned_block {
-    std::byte* end;  // one past the block: the stack pointer when this block is the top
+    std::byte* begin;  // the block's first byte: the stack pointer once the block is freed
     abandoned_block* next;
   };
+  static_assert(sizeof(abandoned_block) == k_abandon_trailer_bytes);
 
   [[gnu::cold, gnu::noinline]] void release_abandoned_slow() noexcept {
     std::lock_guard lock(abandoned_mutex_);
@@ -446,9 +450,9 @@ class segmented_stack {
       freed = false;
       for (abandoned_block** link = &abandoned_; *link != nullptr; link = &(*link)->next) {
         abandoned_block* const node = *link;
-        if (node->end != sp_ || reinterpret_cast<std::byte*>(node) < base_) continue;
+        if (reinterpret_cast<std::byte*>(node + 1) != sp_ || node->begin < base_) continue;
         *link = node->next;
-        auto* const q = reinterpret_cast<std::byte*>(node);
+        std::byte* const q = node->begin;
         poison(q, static_cast<std::size_t>(sp_ - q));
         fault_injection::frame_freed();
         sp_ = q;
