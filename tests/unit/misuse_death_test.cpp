@@ -274,6 +274,32 @@ TEST_F(MisuseDeathTest, AScratchArrayLivingAcrossAJoinStopsTheProcess) {
           literal("fj: internal invariant broken: a worker adopting a stack still had frames on its own"));
 }
 
+// Two tasks created first and started in creation order: the first one's frame is below the second's, so
+// finishing it first would free the second's frame with it (found in review: a crash in release builds,
+// which do not check). Started newest first, they would be fine.
+fj::task<int> leaf(int n) { co_return n; }
+
+fj::task<int> tasks_started_out_of_order() {
+  fj::task<int> first = leaf(1);
+  fj::task<int> second = leaf(2);
+  int a = 0;
+  int b = 0;
+  co_await fj::call(&a, [&] { return std::move(first); });  // `second` is still above it
+  co_await fj::call(&b, [&] { return std::move(second); });
+  co_return a + b;
+}
+
+TEST_F(MisuseDeathTest, ATaskStartedLongAfterItWasCreatedStopsTheProcessInCheckedBuilds) {
+  if (!fj::detail::k_stack_checks)
+    GTEST_SKIP() << "fork and call check the child's place on the stack only in debug and ASan builds";
+  EXPECT_DEATH(
+      {
+        fj::unit_pool pool;
+        (void)fj::sync_wait(pool, tasks_started_out_of_order);
+      },
+      literal("fj::fork/fj::call: the task was not created right before it was started"));
+}
+
 // ---- the segmented stack's own checks (internal, reached only through fj::detail) ----
 
 TEST_F(MisuseDeathTest, AStackDestroyedWithFramesOnItStopsTheProcess) {

@@ -6,11 +6,14 @@
 #include <concepts>
 #include <coroutine>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <utility>
 
 #include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/detail/transfer.hpp"
 #include "forkjoin/detail/transitions.hpp"
@@ -32,6 +35,17 @@ struct runtime_awaitable {};
 FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
   child->state.kind = task_kind::call;
   worker_counters::bump(tls_worker->counters.forks_run_as_calls);
+}
+
+// A task's frame is freed in last-in first-out order on the stack it was made on, so a task must be started
+// right after it is created, on the same worker: checked in debug and ASan builds (in release builds the
+// misuse corrupts the stack).
+[[noreturn, gnu::cold, gnu::noinline]] inline void started_out_of_order() noexcept {
+  std::fprintf(stderr,
+               "fj::fork/fj::call: the task was not created right before it was started (a task created "
+               "earlier, or a task or fj::scratch array created after it, breaks the frame stack's "
+               "last-in first-out order): create each task in the fork or call that starts it\n");
+  std::abort();
 }
 
 // Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
@@ -56,6 +70,10 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     // may resume it, and this awaiter lives in the parent's frame (PITFALLS: "Read everything ... before").
     frame* const child = child_;
     frame* const self = &parent.promise();
+    if constexpr (k_stack_checks) {
+      if (!tls_stack->may_be_top(child->handle().address())) [[unlikely]]
+        started_out_of_order();
+    }
     child->parent = self;
     if constexpr (Fork) {
       // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole

@@ -199,6 +199,7 @@ class segmented_stack {
       std::byte* const p = sp_;
       sp_ = p + round_up(n);
       unpoison(p, n);
+      if constexpr (k_stack_checks) newest_ = p;
       fault_injection::frame_allocated();
       return p;
     }
@@ -221,6 +222,7 @@ class segmented_stack {
     poison(q, round_up(n == 0 ? 1 : n));
     fault_injection::frame_freed();
     sp_ = q;
+    if constexpr (k_stack_checks) newest_ = nullptr;
     // Only a stacklet's bottom allocation empties it: once per stacklet crossing, so well predicted.
     if (q == base_) [[unlikely]] {
       pop_stacklet();
@@ -239,6 +241,7 @@ class segmented_stack {
     poison(q, static_cast<std::size_t>(sp_ - q));
     fault_injection::frame_freed();
     sp_ = q;
+    if constexpr (k_stack_checks) newest_ = nullptr;
     if (q == base_) [[unlikely]] {
       pop_stacklet();
     }
@@ -280,6 +283,14 @@ class segmented_stack {
   [[nodiscard]] bool is_last(const void* p, std::size_t n) const noexcept {
     const auto* const q = static_cast<const std::byte*>(p);
     return q >= base_ && q + round_up(n == 0 ? 1 : n) == sp_;
+  }
+
+  // Checked builds (k_stack_checks) only: false if the block at p is certainly not the top allocation (it is
+  // not live in the current stacklet, or another allocation was made after it and is still live). After a
+  // free the newest allocation is no longer known, and any live block passes.
+  [[nodiscard]] bool may_be_top(const void* p) const noexcept {
+    const auto* const q = static_cast<const std::byte*>(p);
+    return (newest_ == nullptr || newest_ == q) && q >= base_ && q < sp_;
   }
 
   [[nodiscard]] bool empty() const noexcept {
@@ -432,6 +443,7 @@ class segmented_stack {
     std::byte* const p = sp_;
     sp_ = p + need;
     unpoison(p, want);
+    if constexpr (k_stack_checks) newest_ = p;
     fault_injection::frame_allocated();
     return p;
   }
@@ -456,6 +468,7 @@ class segmented_stack {
         poison(q, static_cast<std::size_t>(sp_ - q));
         fault_injection::frame_freed();
         sp_ = q;
+        if constexpr (k_stack_checks) newest_ = nullptr;
         if (q == base_) pop_stacklet();
         freed = true;
         break;
@@ -494,6 +507,8 @@ class segmented_stack {
   std::byte* base_ = nullptr;
   stacklet* cur_ = nullptr;
   std::size_t used_below_ = 0;  // bytes used on the stacklets below the current one
+  // The most recent allocation, or null after a free (maintained in checked builds only: may_be_top()).
+  std::byte* newest_ = nullptr;
   std::size_t reserved_ = 0;    // bytes of the blocks held, for reserved_bytes()
   bool const refuses_ = false;  // no_worker()
 
