@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -271,6 +272,53 @@ TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
   stop.store(true, std::memory_order_release);
   thief_thread.join();
   items.expect_each_taken_once();
+}
+
+// pop_discard, which every fork's final suspend uses, under thieves: the owner keeps its own list of what it
+// pushed and, when pop_discard says it took the bottom item, counts the newest item of that list as taken by
+// itself; when it says the deque was empty, thieves took everything left. The deque starts with room for one
+// item, so it grows while thieves steal. Every item must be taken exactly once (found missing in review).
+void pop_discard_against_thieves(deque_fences mode, int thieves, std::uint64_t n) {
+  deque<record*> d(1, mode);
+  tally items(n);
+  std::atomic<bool> stop{false};
+  std::vector<thief_stats> stats(static_cast<std::size_t>(thieves));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(thieves));
+  for (int t = 0; t < thieves; ++t) {
+    threads.emplace_back(steal_until_done, d.thief(), std::ref(items), std::cref(stop),
+                         std::ref(stats[static_cast<std::size_t>(t)]));
+  }
+  auto owner = d.owner();
+  std::vector<record*> pushed;  // what the owner pushed and has not seen taken, oldest first
+  std::mt19937_64 rng(fj::test::seed());
+  std::uint64_t next = 0;
+  while (next < n || !pushed.empty()) {
+    if (next < n && (pushed.empty() || rng() % 3 != 0)) {
+      for (std::uint64_t burst = rng() % 7 + 1; burst > 0 && next < n; --burst) {
+        record* const r = items.publish(next++);
+        owner.push(r);
+        pushed.push_back(r);
+      }
+    } else if (owner.pop_discard()) {
+      items.take(pushed.back());
+      pushed.pop_back();
+    } else {
+      pushed.clear();  // the deque was empty: thieves took every item still listed
+    }
+  }
+  // release: pairs with the thieves' acquire load of stop.
+  stop.store(true, std::memory_order_release);
+  for (auto& th : threads) th.join();
+  items.expect_each_taken_once();
+}
+
+TEST_P(DequeStress, PopDiscardAgainstOneThiefTakesEachItemExactlyOnce) {
+  pop_discard_against_thieves(GetParam(), 1, fj::test::scaled(1'000'000, 20'000));
+}
+
+TEST_P(DequeStress, PopDiscardAgainstThreeThievesTakesEachItemExactlyOnce) {
+  pop_discard_against_thieves(GetParam(), 3, fj::test::scaled(500'000, 10'000));
 }
 
 TEST_P(DequeStress, ThiefEventuallySucceedsWhileOwnerKeepsWorking) {

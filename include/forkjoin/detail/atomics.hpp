@@ -140,8 +140,14 @@ inline bool enable_asymmetric_fences() noexcept {
       if (::syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
         return false;
       }
-      // release: pairs with the loads in asymmetric_fences_active(); in practice the contract below already
-      // orders this store before any reader.
+      // One barrier now: a sandbox (seccomp) may allow the registration and refuse the barrier itself, which
+      // would otherwise abort at the first steal (process_wide_fence), too late to fall back (found in
+      // review).
+      if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        return false;
+      }
+      // release: the readers' loads are relaxed, so nothing pairs with it; what orders this store before any
+      // reader is the contract below (enabled before any deque that uses it is made).
       fences::asymmetric_active.store(true, std::memory_order_release);
       return true;
     }();
