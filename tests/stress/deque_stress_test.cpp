@@ -95,6 +95,19 @@ void steal_until_done(fj::deque_thief<record*> thief, tally& items, const std::a
   }
 }
 
+// Starts `thieves` threads running steal_until_done on `d`, each with its own entry of `stats`.
+std::vector<std::thread> start_thieves(deque<record*>& d, int thieves, tally& items,
+                                       const std::atomic<bool>& stop, std::vector<thief_stats>& stats) {
+  stats.resize(static_cast<std::size_t>(thieves));
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(thieves));
+  for (int i = 0; i < thieves; ++i) {
+    threads.emplace_back(steal_until_done, d.thief(), std::ref(items), std::cref(stop),
+                         std::ref(stats[static_cast<std::size_t>(i)]));
+  }
+  return threads;
+}
+
 class DequeStress : public ::testing::TestWithParam<deque_fences> {};
 
 INSTANTIATE_TEST_SUITE_P(FenceModes, DequeStress,
@@ -145,13 +158,8 @@ void stampede(deque_fences mode, int thieves, std::uint64_t n, std::size_t initi
   deque<record*> d(initial_capacity, mode);
   tally items(n);
   std::atomic<bool> stop{false};
-  std::vector<thief_stats> stats(static_cast<std::size_t>(thieves));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(thieves));
-  for (int i = 0; i < thieves; ++i) {
-    threads.emplace_back(steal_until_done, d.thief(), std::ref(items), std::cref(stop),
-                         std::ref(stats[static_cast<std::size_t>(i)]));
-  }
+  std::vector<thief_stats> stats;
+  std::vector<std::thread> threads = start_thieves(d, thieves, items, stop, stats);
 
   std::mt19937_64 rng(fj::test::seed() + static_cast<std::uint64_t>(thieves));
   std::uniform_int_distribution<int> action(0, 9);
@@ -282,13 +290,8 @@ void pop_discard_against_thieves(deque_fences mode, int thieves, std::uint64_t n
   deque<record*> d(1, mode);
   tally items(n);
   std::atomic<bool> stop{false};
-  std::vector<thief_stats> stats(static_cast<std::size_t>(thieves));
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(thieves));
-  for (int t = 0; t < thieves; ++t) {
-    threads.emplace_back(steal_until_done, d.thief(), std::ref(items), std::cref(stop),
-                         std::ref(stats[static_cast<std::size_t>(t)]));
-  }
+  std::vector<thief_stats> stats;
+  std::vector<std::thread> threads = start_thieves(d, thieves, items, stop, stats);
   auto owner = d.owner();
   std::vector<record*> pushed;  // what the owner pushed and has not seen taken, oldest first
   std::mt19937_64 rng(fj::test::seed());

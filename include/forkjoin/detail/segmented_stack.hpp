@@ -196,12 +196,7 @@ class segmented_stack {
     // are compared as integers: the no_worker() stack's null sp_ must not be offset as a pointer.
     std::uintptr_t const top = reinterpret_cast<std::uintptr_t>(sp_);
     if (n - 1 < k_fast_bytes && top + round_up(n) <= reinterpret_cast<std::uintptr_t>(limit_)) [[likely]] {
-      std::byte* const p = sp_;
-      sp_ = p + round_up(n);
-      unpoison(p, n);
-      if constexpr (k_stack_checks) newest_ = p;
-      fault_injection::frame_allocated();
-      return p;
+      return bump(n, round_up(n));
     }
     void* const p = try_allocate_slow(n);
     if (p == nullptr) [[unlikely]]
@@ -219,14 +214,7 @@ class segmented_stack {
     if constexpr (k_stack_checks) {
       check_last(q, n);
     }
-    poison(q, round_up(n == 0 ? 1 : n));
-    fault_injection::frame_freed();
-    sp_ = q;
-    if constexpr (k_stack_checks) newest_ = nullptr;
-    // Only a stacklet's bottom allocation empties it: once per stacklet crossing, so well predicted.
-    if (q == base_) [[unlikely]] {
-      pop_stacklet();
-    }
+    free_top(q);
   }
 
   // Frees p, the last allocation still live, whatever its size: for a frame whose size only its compiler-made
@@ -238,13 +226,7 @@ class segmented_stack {
         invariant_broken("segmented_stack::deallocate_last of a block outside the current stacklet");
       }
     }
-    poison(q, static_cast<std::size_t>(sp_ - q));
-    fault_injection::frame_freed();
-    sp_ = q;
-    if constexpr (k_stack_checks) newest_ = nullptr;
-    if (q == base_) [[unlikely]] {
-      pop_stacklet();
-    }
+    free_top(q);
   }
 
   // For a block that must be freed by a thread that does not own this stack: an fj::scratch array destroyed
@@ -439,6 +421,7 @@ class segmented_stack {
     return bump(want, need);
   }
 
+  // Allocates at the top: `need` bytes (want rounded up), which the caller checked fit the current stacklet.
   void* bump(std::size_t want, std::size_t need) noexcept {
     std::byte* const p = sp_;
     sp_ = p + need;
@@ -446,6 +429,18 @@ class segmented_stack {
     if constexpr (k_stack_checks) newest_ = p;
     fault_injection::frame_allocated();
     return p;
+  }
+
+  // Frees everything from q (a block's start in the current stacklet) to the top.
+  void free_top(std::byte* q) noexcept {
+    poison(q, static_cast<std::size_t>(sp_ - q));
+    fault_injection::frame_freed();
+    sp_ = q;
+    if constexpr (k_stack_checks) newest_ = nullptr;
+    // Only a stacklet's bottom allocation empties it: once per stacklet crossing, so well predicted.
+    if (q == base_) [[unlikely]] {
+      pop_stacklet();
+    }
   }
 
   // Kept in the last bytes of the abandoned block itself, so its end is the node's end.
@@ -464,12 +459,7 @@ class segmented_stack {
         abandoned_block* const node = *link;
         if (reinterpret_cast<std::byte*>(node + 1) != sp_ || node->begin < base_) continue;
         *link = node->next;
-        std::byte* const q = node->begin;
-        poison(q, static_cast<std::size_t>(sp_ - q));
-        fault_injection::frame_freed();
-        sp_ = q;
-        if constexpr (k_stack_checks) newest_ = nullptr;
-        if (q == base_) pop_stacklet();
+        free_top(node->begin);
         freed = true;
         break;
       }
