@@ -190,8 +190,6 @@ class deque {
     }
   }
 
-  std::optional<T> pop() noexcept { return pop_bottom<true>(); }
-
   // pop() (Keep) or pop_discard() (!Keep): the same steps, the latter without reading the slot.
   template <bool Keep>
   using pop_result = std::conditional_t<Keep, std::optional<T>, bool>;
@@ -312,7 +310,9 @@ class deque {
     // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are
     // visible.
     const ring* r = ring_.load(std::memory_order_acquire);  // model: deque.steal.ring
-    // relaxed: published by push()'s release; if the owner has since reused the slot our CAS below fails.
+    // relaxed: published by push()'s release. Read before the CAS, because once the CAS succeeds the owner
+    // may overwrite this slot with index t + capacity; if the owner already has, top_ is past t and the CAS
+    // fails, so an overwritten value is never returned.
     const T value = r->at(t).load(std::memory_order_relaxed);  // model: deque.steal.slot
     // seq_cst: the paper's order; pairs with the CAS in pop() and those of other thieves; release so that the
     // owner's acquire load of top_ in push() orders our slot read before its overwrite.
