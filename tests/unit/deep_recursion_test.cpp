@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "support/test_config.hpp"
 
 namespace {
@@ -44,6 +48,38 @@ TEST(DeepRecursion, DeepForkChainsSurviveStealingOnSeveralWorkers) {
   fj::busy_pool pool(fj::pool_options{.workers = 4, .thread_stack_size = small_os_stack});
   int const depth = chain_depth() / 10;
   EXPECT_EQ(fj::sync_wait(pool, fork_chain, depth), depth);
+}
+
+// Each level forks the next and returns without a join, and its continuation is stolen before the child goes
+// on (the child waits for it): when the bottom returns, every level above is a stolen frame waiting at its
+// final suspend for its only child, and the returns finish them one after another. They used to do it with
+// nested calls (finish, return_to_stolen_parent, finish, ...: two native frames per level), and a chain of a
+// few thousand overflowed a 128 KiB worker stack (found in review).
+struct steal_chain {
+  std::vector<std::atomic<bool>> continued;  // continued[d]: the continuation of level d has run (on a thief)
+  explicit steal_chain(int depth) : continued(static_cast<std::size_t>(depth) + 1) {}
+};
+
+fj::task<void> stolen_implicit_join_chain(steal_chain* chain, int depth) {
+  auto const parent = static_cast<std::size_t>(depth) + 1;
+  if (parent < chain->continued.size()) {
+    // acquire: pairs with the parent's release store below.
+    while (!chain->continued[parent].load(std::memory_order_acquire)) std::this_thread::yield();
+  }
+  if (depth == 0) co_return;
+  co_await fj::fork(stolen_implicit_join_chain, chain, depth - 1);
+  // release: our child, still waiting on another worker, may go on. No join: the return joins implicitly.
+  chain->continued[static_cast<std::size_t>(depth)].store(true, std::memory_order_release);
+}
+
+TEST(DeepRecursion, AChainOfStolenTasksWaitingAtTheirImplicitJoinFinishesOnASmallOsStack) {
+  fj::busy_pool pool(fj::pool_options{.workers = 2, .thread_stack_size = small_os_stack});
+  auto const depth = static_cast<int>(fj::test::scaled(20'000, 5'000));
+  steal_chain chain(depth);
+  fj::sync_wait(pool, stolen_implicit_join_chain, &chain, depth);
+  std::uint64_t steals = 0;
+  for (const auto& w : pool.stats()) steals += w.steals;
+  EXPECT_GE(steals, static_cast<std::uint64_t>(depth));
 }
 
 }  // namespace

@@ -142,8 +142,9 @@ inline void acquire_fence_unless_tsan() noexcept {
   if constexpr (!Tsan) std::atomic_thread_fence(std::memory_order_acquire);  // model: join.fence.body
 }
 
-// Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen.
-FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
+// Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen. True if it
+// was the last of the parent's children to return: the caller then owns the parent and its stack.
+inline bool returned_last(frame* parent) noexcept {
   segmented_stack* const home = parent->home;
   segmented_stack* const current = tls_stack;
   chaos_point();
@@ -158,35 +159,50 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame
     // and with the release fetch_sub of every other child, making the parent's frame and stack ours.
     acquire_fence_unless_tsan();  // model: join.child.fence
     take_stack(home);
-    return resume_or_finish(parent);
+    return true;
   }
   if (current == home) give_up_stack();
-  return std::noop_coroutine();
+  return false;
+}
+
+FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
+  if (!returned_last(parent)) return std::noop_coroutine();
+  return resume_or_finish(parent);
 }
 
 // Destroy a frame whose body has finished and whose children have all returned, and continue its parent
-// (Algorithm 5). The caller owns the frame's stack.
+// (Algorithm 5). The caller owns the frame's stack. A forked frame that was the last child of a stolen parent
+// waiting at its final suspend finishes that parent too, and so on up: a loop, not a recursion, so that a
+// chain of a million such frames needs no OS stack (join.md §4).
 [[gnu::noinline]] inline std::coroutine_handle<> finish(frame* self) noexcept {
-  task_kind const kind = self->state.kind;
-  frame* const parent = kind == task_kind::root ? nullptr : self->parent;
-  root_base* const root = kind == task_kind::root ? self->root : nullptr;
-  std::exception_ptr e = std::move(self->exception);
-  self->handle().destroy();
-  switch (kind) {
-    case task_kind::call:
-      if (e) deliver_exception(parent, std::move(e));
-      return parent->handle();
-    case task_kind::fork:
-      if (e) deliver_exception(parent, std::move(e));
-      if (tls_owner.pop_discard()) return parent->handle();
-      return return_to_stolen_parent(parent);
-    case task_kind::root:
-      if (e) root->exception = std::move(e);
-      worker_counters::bump(tls_worker->counters.roots_run);
-      root->complete();
-      return std::noop_coroutine();
+  for (;;) {
+    task_kind const kind = self->state.kind;
+    frame* const parent = kind == task_kind::root ? nullptr : self->parent;
+    root_base* const root = kind == task_kind::root ? self->root : nullptr;
+    std::exception_ptr e = std::move(self->exception);
+    self->handle().destroy();
+    switch (kind) {
+      case task_kind::call:
+        if (e) deliver_exception(parent, std::move(e));
+        return parent->handle();
+      case task_kind::fork:
+        if (e) deliver_exception(parent, std::move(e));
+        if (tls_owner.pop_discard()) return parent->handle();
+        if (!returned_last(parent)) return std::noop_coroutine();
+        if (!parent->state.at_final) {
+          reset_join(parent);
+          return parent->handle();
+        }
+        self = parent;  // the parent was waiting at its final suspend for us: finish it here
+        continue;
+      case task_kind::root:
+        if (e) root->exception = std::move(e);
+        worker_counters::bump(tls_worker->counters.roots_run);
+        root->complete();
+        return std::noop_coroutine();
+    }
+    broken_invariant("unknown task kind");
   }
-  broken_invariant("unknown task kind");
 }
 
 // The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may
