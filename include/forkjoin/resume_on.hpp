@@ -1,15 +1,17 @@
 #pragma once
 // Explicit scheduling (paper III-D1): a running task moves itself to a chosen worker, or to another pool.
 //   co_await fj::resume_on(pool, k);   // continue on worker k of `pool`
-//   co_await fj::resume_on(pool);      // continue on some worker of `pool`
-// The task is suspended, handed to the target worker's submission queue (lock-free, no global queue) together
-// with its stack, and resumed there; its worker goes back to other work. Rules: call it outside a fork-join
-// scope (after a join: a task whose continuation has been stolen since its last join cannot move and gets
-// fj::error). Moving onto a pool that is shutting down throws fj::pool_closed_error at the co_await (the task
-// stays where it was); once a task of a root has moved onto a pool, that pool's shutdown (and destructor)
-// waits for the root to finish, because the root's frames may continue on its workers from then on; so a task
-// of that root must not shut the pool down or destroy it (from any worker, of any pool): it would wait for
-// itself. Only the pool's own workers are detected (fj::deadlock_error).
+//   co_await fj::resume_on(pool);      // continue on some worker of `pool` (stays put if already on one)
+// The task is suspended, handed over together with its stack, and resumed there; its worker goes back to
+// other work. To worker k it goes through k's own submission queue (lock-free), so it waits for k even while
+// k is busy or blocked; to "some worker" it goes through the pool's shared queue, which every worker takes
+// from before it steals. Rules: call it outside a fork-join scope (after a join: a task whose continuation
+// has been stolen since its last join cannot move and gets fj::error). Moving onto a pool that is shutting
+// down throws fj::pool_closed_error at the co_await (the task stays where it was); once a task of a root has
+// moved onto a pool, that pool's shutdown (and destructor) waits for the root to finish, because the root's
+// frames may continue on its workers from then on; so a task of that root must not shut the pool down or
+// destroy it (from any worker, of any pool): it would wait for itself. Only the pool's own workers are
+// detected (fj::deadlock_error).
 //   fj::worker_index()                 // index of the worker running the calling task
 
 #include <coroutine>
@@ -52,8 +54,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
           "first");
     }
     worker_context* const here = tls_worker;
-    std::size_t const target = worker_ ? *worker_ : pool_->any_worker();
-    if (here->pool == pool_ && here->index == target) return false;  // already there
+    if (here->pool == pool_ && (!worker_ || here->index == *worker_)) return false;  // already there
     // Throws fj::pool_closed_error if the target pool is shutting down; nothing has moved yet, so the task
     // continues here with the exception at its co_await.
     root_of(self).hold_open(pool_->inflight());
@@ -64,7 +65,11 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     // LIFETIME: after the push inside submit_to the target may resume the task and this awaiter (in its
     // frame) may be gone; so may the target pool, once the task's root has finished (its destructor waits for
     // submit_to to return: pool_core::submitters_).
-    pool->submit_to(target, &node_);
+    if (worker_) {
+      pool->submit_to(*worker_, &node_);
+    } else {
+      pool->submit_any(&node_);
+    }
     return true;
   }
 

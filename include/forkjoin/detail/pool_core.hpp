@@ -147,22 +147,37 @@ class pool_core {
   // pool_options::stack_budget: the most stacklet memory any stack of this pool may hold.
   [[nodiscard]] std::size_t stack_budget() const noexcept { return stack_budget_; }
 
-  // Hands a root (kind root, its own stack as home) to a worker. Throws fj::pool_closed_error once shutdown
-  // has begun.
+  // Hands a root (kind root, its own stack as home) to whichever worker takes it first. Throws
+  // fj::pool_closed_error once shutdown has begun.
   void submit_root(root_base& root, frame* task) {
     if (!inflight_.try_add()) throw pool_closed_error();
     root.inflight = &inflight_;
     root.node.task = task;
-    submit_to(any_worker(), &root.node);
+    submit_any(&root.node);
   }
 
   // The roots this pool must finish before it stops: its own, and those whose tasks moved onto it.
   [[nodiscard]] inflight_counter& inflight() noexcept { return inflight_; }
 
-  // A worker for work that may go anywhere: round robin.
-  [[nodiscard]] std::size_t any_worker() noexcept {
-    // relaxed: only spreads work over the workers.
-    return next_target_.fetch_add(1, std::memory_order_relaxed) % workers_.size();
+  // Hands a suspended task to any worker: the pool's shared queue, from which every worker takes work before
+  // it steals. A worker that is busy or blocked (inside a sync_wait on another pool, say) cannot strand it,
+  // as it could in its own inbox (sleep.md "Submitting").
+  // LIFETIME: after the push a worker may run the task, which may free `node`.
+  void submit_any(submission* node) noexcept {
+    // relaxed: as in submit_to().
+    submitters_.fetch_add(1, std::memory_order_relaxed);
+    {
+      std::lock_guard lock(shared_mutex_);
+      node->next = nullptr;
+      (shared_tail_ != nullptr ? shared_tail_->next : shared_head_) = node;
+      shared_tail_ = node;
+      // relaxed: a hint for take_shared(); sleep() and wake_a_sleeper() order it with their fences.
+      shared_pending_.fetch_add(1, std::memory_order_relaxed);
+    }
+    chaos_point();
+    if (idle_ == idle_policy::sleep) wake_a_sleeper();
+    // release: pairs with the acquire load in the destructor. LIFETIME: the last access to *this.
+    submitters_.fetch_sub(1, std::memory_order_release);
   }
 
   // Hands a suspended task to worker `target` (explicit scheduling, paper III-D1).
@@ -205,8 +220,46 @@ class pool_core {
     return v;
   }
 
+  // A worker for work that may go anywhere: round robin.
+  [[nodiscard]] std::size_t any_worker() noexcept {
+    // relaxed: only spreads work over the workers.
+    return next_target_.fetch_add(1, std::memory_order_relaxed) % workers_.size();
+  }
+
+  // The oldest task in the shared queue, or null.
+  submission* take_shared() {
+    // relaxed: saves the lock when nothing is queued. A stale zero costs one round of the loop: a spinning
+    // worker comes back, and a worker going to sleep re-checks after its fence (sleep.md "Submitting").
+    if (shared_pending_.load(std::memory_order_relaxed) == 0) return nullptr;
+    std::lock_guard lock(shared_mutex_);
+    submission* const s = shared_head_;
+    if (s == nullptr) return nullptr;
+    shared_head_ = s->next;
+    if (shared_head_ == nullptr) shared_tail_ = nullptr;
+    // relaxed: the mutex orders the queue itself.
+    shared_pending_.fetch_sub(1, std::memory_order_relaxed);
+    return s;
+  }
+
+  // After a push on the shared queue: wakes one sleeping worker, if any (it need not be the one that takes
+  // the task; a worker that is awake takes it before it sleeps).
+  void wake_a_sleeper() noexcept {
+    // seq_cst fence: pairs with the fence in sleep() (store buffering): either that worker's re-check sees
+    // our push, or we see its registration in its event count below.
+    seq_cst_fence();
+    std::size_t const n = workers_.size();
+    std::size_t const first = any_worker();
+    for (std::size_t k = 0; k < n; ++k) {
+      worker_context& w = *workers_[(first + k) % n];
+      if (w.sleep.waiters() != 0) {
+        w.sleep.notify_one();
+        return;
+      }
+    }
+  }
+
   void stop_workers() noexcept {
-    // release: pairs with the acquire loads in run() and idle(): everything before the stop is visible to
+    // release: pairs with the acquire loads in run() and sleep(): everything before the stop is visible to
     // exiting workers.
     stop_.store(true, std::memory_order_release);
     for (auto& w : workers_) w->sleep.notify_all();
@@ -218,9 +271,17 @@ class pool_core {
 
   void become_active(worker_context& w) noexcept {
     if (idle_ != idle_policy::sleep || !steal_) return;
-    // seq_cst: these two and the loads in may_sleep() form the store-buffering pattern of sleep.md §4.
-    active_.fetch_add(1, std::memory_order_seq_cst);
-    if (thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst) == 1) wake_a_thief(w);
+    // seq_cst: these two, the loads in must_stay_awake() and the fences in wake_a_thief() and sleep() make
+    // sure that a group's last thief either stays awake or is woken (sleep.md "The lazy pool's rule").
+    bool const pool_was_idle = active_.fetch_add(1, std::memory_order_seq_cst) == 0;
+    if (thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst) == 1) wake_a_thief(w.group, &w);
+    // Other groups may be all asleep: their last thief slept while nothing was active. Wake one in each.
+    if (pool_was_idle) {
+      for (std::size_t g = 0; g < groups_; ++g) {
+        // seq_cst: as above.
+        if (g != w.group && thieves_[g].load(std::memory_order_seq_cst) == 0) wake_a_thief(g, &w);
+      }
+    }
   }
 
   void become_thief(worker_context& w) noexcept {
@@ -230,11 +291,13 @@ class pool_core {
     active_.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  // We were the group's last awake thief and found work: make sure another worker of the group looks for
-  // more.
-  void wake_a_thief(worker_context& self) noexcept {
+  // Group `group` has no awake thief while work is active: wake one of its sleeping workers (not `self`).
+  void wake_a_thief(std::size_t group, const worker_context* self) noexcept {
+    // seq_cst fence: pairs with the fence in sleep(): either the group's last thief, going to sleep, sees our
+    // update of active_/thieves_ in must_stay_awake(), or we see its registration in its event count here.
+    seq_cst_fence();
     for (auto& other : workers_) {
-      if (other.get() != &self && other->group == self.group && other->sleep.waiters() != 0) {
+      if (other.get() != self && other->group == group && other->sleep.waiters() != 0) {
         other->sleep.notify_one();
         return;
       }
@@ -244,6 +307,8 @@ class pool_core {
   // Work this worker could take now without sleeping.
   [[nodiscard]] bool work_visible(worker_context& w) const noexcept {
     if (!w.inbox.empty() || !w.owner.empty()) return true;
+    // relaxed: ordered by the fences in sleep() and wake_a_sleeper().
+    if (shared_pending_.load(std::memory_order_relaxed) != 0) return true;
     if (!steal_) return false;
     for (const auto& other : workers_) {
       if (!other->queue.thief().empty()) return true;
@@ -263,6 +328,9 @@ class pool_core {
     if (steal_) thieves_[w.group].fetch_sub(1, std::memory_order_seq_cst);  // seq_cst: see become_active()
     chaos_point();
     auto const key = w.sleep.prepare_wait();
+    // seq_cst fence: pairs with the fences in wake_a_sleeper() and wake_a_thief() (store buffering): either
+    // the re-check below sees their push or update, or they see this registration and notify us.
+    seq_cst_fence();
     // Re-check after announcing ourselves (event count protocol): work or stop that arrived before the
     // announcement is seen here; anything later notifies us.
     // acquire: pairs with the release store in stop_workers().
@@ -391,6 +459,11 @@ class pool_core {
         idle_rounds = 0;
         continue;
       }
+      if (submission* s = take_shared()) {
+        run_submission(w, s);
+        idle_rounds = 0;
+        continue;
+      }
       if (try_steal(w)) {
         idle_rounds = 0;
         continue;
@@ -423,7 +496,12 @@ class pool_core {
   std::atomic<std::int64_t> active_{0};
   std::atomic<std::size_t> next_target_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<std::size_t> submitters_{0};  // threads inside submit_to(), which the destructor waits for
+  std::atomic<std::size_t> submitters_{0};  // threads inside submit_to/any(), which the destructor waits for
+  // The shared queue (submit_any): FIFO under shared_mutex_; shared_pending_ counts its tasks.
+  std::mutex shared_mutex_;
+  submission* shared_head_ = nullptr;
+  submission* shared_tail_ = nullptr;
+  std::atomic<std::size_t> shared_pending_{0};
   inflight_counter inflight_;
   std::mutex shutdown_mutex_;
   bool stopped_ = false;
