@@ -33,7 +33,9 @@ inline constexpr std::size_t default_stack_budget = std::size_t{1} << 30;
 struct pool_options {
   std::size_t workers = default_worker_count();  // must be at least 1
   // OS stack of each worker thread; 0 keeps the system default. Tasks do not run on it (their frames live on
-  // segmented stacks), so a small stack such as 64 KiB is enough unless tasks call deep ordinary recursion.
+  // segmented stacks), so a small stack such as 64 KiB is enough unless tasks call deep ordinary recursion or
+  // ordinary functions with large locals, or (g++-12, which copies a task's by-value arguments through it)
+  // pass large objects by value.
   std::size_t thread_stack_size = 0;
   pin_policy pinning = pin_policy::none;
   // The most stacklet memory (bytes, headers included) any one segmented stack of this pool may hold: a task

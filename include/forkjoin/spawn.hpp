@@ -5,7 +5,10 @@
 //   co_await fj::fork(fn, args...);        // same, for fj::task<void> or a result you don't need
 // fn(args...) must return fj::task<T>, and out must be a T*. The child is created on this worker's stack
 // before the co_await suspends; arguments are passed as to any function (the coroutine copies by-value
-// parameters into its frame; references must stay valid until the parent's join).
+// parameters into its frame; what references refer to must stay valid until the parent's join, which a
+// temporary does not: it dies when the parent continues after the co_await, on a thief possibly before the
+// child has finished). co_await the result at once: one that is destroyed unawaited leaves its child created
+// but never started (debug and ASan builds stop the process).
 
 #include <concepts>
 #include <functional>

@@ -132,6 +132,9 @@ class [[nodiscard]] FJ_DETAIL_TRIVIAL_ABI task {
       !std::is_reference_v<T>,
       "fj::task<T&> is not supported: return a pointer or std::reference_wrapper, or write through out");
   static_assert(!std::is_const_v<T>, "fj::task<const T>: drop the const (the result is written through out)");
+  static_assert(std::is_void_v<T> || (std::is_move_constructible_v<T> && std::is_move_assignable_v<T>),
+                "fj::task<T>: T must be move-constructible and move-assignable (a child's result is assigned "
+                "through out)");
 
  public:
   using value_type = T;

@@ -300,6 +300,35 @@ TEST_F(MisuseDeathTest, ATaskStartedLongAfterItWasCreatedStopsTheProcessInChecke
       literal("fj::fork/fj::call: the task was not created right before it was started"));
 }
 
+// The result of fj::fork kept and then dropped on an early return: the child was created and is never started
+// (found in review: release builds silently never destroyed its parameters; checked builds stopped with an
+// internal-invariant message that blamed the runtime).
+fj::task<int> counted(std::string s) { co_return static_cast<int>(s.size()); }
+
+fj::task<int> drops_a_fork(bool give_up) {
+  int r = 0;
+  auto started = fj::fork(&r, counted, std::string(32, 'x'));
+  if (give_up) co_return -1;
+  co_await std::move(started);
+  co_await fj::join;
+  co_return r;
+}
+
+TEST_F(MisuseDeathTest, AForkResultDroppedWithoutCoAwaitStopsTheProcessInCheckedBuilds) {
+  {
+    fj::unit_pool pool;
+    EXPECT_EQ(fj::sync_wait(pool, drops_a_fork, false), 32) << "awaited later, the same result is fine";
+  }
+  if (!fj::detail::k_stack_checks)
+    GTEST_SKIP() << "a dropped fork/call result is detected only in debug and ASan builds";
+  EXPECT_DEATH(
+      {
+        fj::unit_pool pool;
+        (void)fj::sync_wait(pool, drops_a_fork, true);
+      },
+      literal("fj::fork/fj::call: the result was destroyed without being co_awaited"));
+}
+
 // ---- the segmented stack's own checks (internal, reached only through fj::detail) ----
 
 TEST_F(MisuseDeathTest, AStackDestroyedWithFramesOnItStopsTheProcess) {

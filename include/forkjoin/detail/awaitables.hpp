@@ -48,6 +48,16 @@ FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
   std::abort();
 }
 
+// The result of fj::fork/fj::call was destroyed without being awaited: its child was created and never
+// started. Checked in debug and ASan builds (release builds leak the child's parameters: their destructors
+// never run; the frame's memory comes back when its parent's does).
+[[noreturn, gnu::cold, gnu::noinline]] inline void spawn_dropped() noexcept {
+  std::fprintf(stderr,
+               "fj::fork/fj::call: the result was destroyed without being co_awaited, so its child task was "
+               "created and never started: co_await fj::fork(...) / fj::call(...) at once\n");
+  std::abort();
+}
+
 // Algorithm 3: fork (Fork = true) and call (Fork = false). The child frame already exists (suspended at its
 // initial suspend point, allocated on this worker's stack).
 template <bool Fork>
@@ -59,6 +69,11 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
   spawn_awaitable& operator=(const spawn_awaitable&) = delete;
   spawn_awaitable& operator=(spawn_awaitable&&) = delete;
   ~spawn_awaitable() = default;
+  ~spawn_awaitable()
+    requires k_stack_checks
+  {
+    if (child_ != nullptr) spawn_dropped();
+  }
 
   [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
 
@@ -71,6 +86,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     frame* const child = child_;
     frame* const self = &parent.promise();
     if constexpr (k_stack_checks) {
+      child_ = nullptr;  // started: the destructor's check must not fire
       if (!tls_stack->may_be_top(child->handle().address())) [[unlikely]]
         started_out_of_order();
     }
