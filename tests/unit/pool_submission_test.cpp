@@ -53,7 +53,9 @@ void nested_roots_find_the_free_worker() {
   Pool b(1);
   or_abort_after(std::chrono::seconds(120), "roots on a pool with a blocked worker", [&] {
     for (int round = 0; round < 50; ++round) {
-      if (round % 2 == 1) EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+      if (round % 2 == 1) {
+        EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+      }
       EXPECT_EQ(fj::sync_wait(a, outer_on<Pool>, &b, &a), 1 + 2 + 3 + 4) << "round " << round;
     }
   });
@@ -92,7 +94,9 @@ TEST(PoolSubmission, ATaskMovingToAnyWorkerOfAPoolWithABlockedWorkerRunsOnTheFre
   fj::lazy_pool b(1);
   or_abort_after(std::chrono::seconds(120), "moves onto a pool with a blocked worker", [&] {
     for (int round = 0; round < 50; ++round) {
-      if (round % 2 == 1) EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+      if (round % 2 == 1) {
+        EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+      }
       EXPECT_EQ(fj::sync_wait(a, blocked_while_a_task_moves_here, &b, &a), 1) << "round " << round;
     }
   });
