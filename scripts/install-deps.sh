@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages forkjoin needs, and nothing when they are all there already.
 #   scripts/install-deps.sh [test|bench|all]     (default: all)
-#     test   compilers, build tools, clang-format and the libraries needed to build and run every test
+#     test   compilers, build tools, clang-format, clang-tidy and the libraries needed to build and run every test
 #            (relacy-dev: the Relacy model checker behind the "model" tests)
 #     bench  the same plus valgrind (instruction counts) and gnuplot (plots)
 set -euo pipefail
@@ -10,7 +10,7 @@ group="${1:-all}"
 
 test_packages=(
   g++-12 clang-19 libomp-19-dev libclang-rt-19-dev
-  cmake ninja-build clang-format-19
+  cmake ninja-build clang-format-19 clang-tidy-19
   libgtest-dev libbenchmark-dev libtbb-dev libhwloc-dev pkg-config relacy-dev
 )
 bench_packages=(valgrind gnuplot-nox)

@@ -5,23 +5,25 @@
 #
 # Configurations (CMake presets, see CMakePresets.json) and the ctest labels each one runs:
 #   format                       scripts/format-check.sh (clang-format-19, .clang-format)
+#   tidy                         scripts/tidy.sh (clang-tidy-19, .clang-tidy, over the clang-debug compile commands
+#                                of tests/unit, tests/stress, examples and bench; configures, does not build)
 #   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, fuzz (clang), bench-quick)
 #   clang-tsan, gcc-tsan         unit, stress
 #   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
 # Environment:
-#   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format" runs
-#                    scripts/format-check.sh as one more configuration
+#   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format" and "tidy"
+#                    run scripts/format-check.sh and scripts/tidy.sh, each as one more configuration
 #   FJ_BUILD_ROOT    where the build trees go (default: build, one build/<preset> per configuration)
-#   FJ_JOBS          parallel build and test jobs (default: 2)
+#   FJ_JOBS          parallel build and test jobs, and files clang-tidy checks at once (default: 2)
 #   FJ_TEST_SEED     seed for the randomised tests (default: each test's fixed seed; tests print it)
-# The last line is `N passed, N failed`, summed over configurations (ctest's counts). A configuration that fails
-# to configure, has build errors, or runs no test adds one failure; a test whose program did not build fails
-# as "Not Run". The exit status is non-zero iff anything failed.
+# The last line is `N passed, N failed`, summed over configurations (ctest's counts; format and tidy count as one
+# test each). A configuration that fails to configure, has build errors, or runs no test adds one failure; a
+# test whose program did not build fails as "Not Run". The exit status is non-zero iff anything failed.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
 
-default_configs="format gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
+default_configs="format tidy gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
 configs="${FJ_TEST_CONFIGS:-$default_configs}"
 configs="${configs//,/ }"
 build_root="${FJ_BUILD_ROOT:-build}"
@@ -110,12 +112,29 @@ run_format() {
   fi
 }
 
-for config in $configs; do
-  if [[ "$config" == format ]]; then
-    run_format
+# scripts/tidy.sh as one test: its per-file progress goes to the log; the findings and its last line are shown.
+run_tidy() {
+  local log="$build_root/tidy.log" t0=$SECONDS
+  mkdir -p "$build_root"
+  echo
+  echo "=== tidy: scripts/tidy.sh ($build_root/clang-debug, $jobs jobs; log in $log)"
+  if FJ_BUILD_ROOT="$build_root" FJ_JOBS="$jobs" scripts/tidy.sh >"$log" 2>&1; then
+    tail -n 1 "$log"
+    total_passed=$((total_passed + 1))
+    summary+=("$(printf '%-14s %4d passed, %d failed  (%ds)' "tidy:" 1 0 $((SECONDS - t0)))")
   else
-    run_config "$config"
+    grep -v -E '^--- ' "$log" | head -n 200
+    total_failed=$((total_failed + 1))
+    summary+=("$(printf '%-14s %4d passed, %d failed  (%ds; see %s)' "tidy:" 0 1 $((SECONDS - t0)) "$log")")
   fi
+}
+
+for config in $configs; do
+  case "$config" in
+    format) run_format ;;
+    tidy) run_tidy ;;
+    *) run_config "$config" ;;
+  esac
 done
 
 echo

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -35,7 +36,11 @@ std::atomic<bool> g_fail_next_new{false};
 
 // clang's TSan runtime defines the global operator new itself; there the replacement is left out and the
 // tests that count or fail allocations are skipped (test_config.hpp).
-#if FJ_TEST_CAN_REPLACE_GLOBAL_NEW
+// clang-tidy (scripts/tidy.sh) does not see the replacement either: its static analyzer inlines this
+// malloc-based operator new into new-expressions but not into direct ::operator new calls, and then reports
+// false leaks inside GoogleTest's matchers (unix.Malloc, at a line in gtest-matchers.h that no NOLINT can
+// reach) and free() of "operator new" memory in operator delete (unix.MismatchedDeallocator).
+#if FJ_TEST_CAN_REPLACE_GLOBAL_NEW && !defined(__clang_analyzer__)
 // Out of line, so that g++ does not inline free() into a caller and then warn that it pairs with operator
 // new.
 [[gnu::noinline]] void* operator new(std::size_t n) {
@@ -311,15 +316,17 @@ TEST(SegmentedStack, HotSplittingAcrossAStackletBoundaryAllocatesNothingAfterWar
 TEST(SegmentedStack, RepeatedRecursionOverTwoStackletsCallsNoAllocator) {
   if (!fj::test::can_replace_global_new) GTEST_SKIP() << "the sanitizer runtime owns operator new";
   segmented_stack s;
-  std::vector<void*> frames(50);  // 50 x 208 bytes: more than the bottom stacklet, less than it and the next
-  for (void*& f : frames) f = s.allocate(200);
-  for (auto it = frames.rbegin(); it != frames.rend(); ++it) s.deallocate(*it, 200);
+  // 50 frames of 208 bytes: more than the bottom stacklet holds, less than it and the next.
+  constexpr std::size_t depth = 50;
+  std::array<void*, depth> frames{};
+  const auto recurse = [&] {
+    for (std::size_t i = 0; i < depth; ++i) frames[i] = s.allocate(200);
+    for (std::size_t i = depth; i-- > 0;) s.deallocate(frames[i], 200);
+  };
+  recurse();
   const std::uint64_t calls = new_calls();
   const std::size_t reserved = s.reserved_bytes();
-  for (int round = 0; round < 1000; ++round) {
-    for (void*& f : frames) f = s.allocate(200);
-    for (auto it = frames.rbegin(); it != frames.rend(); ++it) s.deallocate(*it, 200);
-  }
+  for (int round = 0; round < 1000; ++round) recurse();
   EXPECT_EQ(new_calls(), calls);
   EXPECT_EQ(s.reserved_bytes(), reserved);
   EXPECT_EQ(reserved, 3 * first_block);
@@ -467,8 +474,10 @@ TEST(SegmentedStack, GrowthBeyondTheBudgetThrowsANamedErrorAndLeavesTheFramesUnc
   const std::size_t used = s.used_bytes();
   EXPECT_EQ(s.reserved_bytes(), budget);
   try {
-    (void)s.allocate(100);
-    FAIL() << "the stack grew beyond its budget";
+    // Should it grow anyway: free the frame and carry on, so that the checks below still run.
+    void* const beyond = s.allocate(100);
+    s.deallocate(beyond, 100);
+    ADD_FAILURE() << "the stack grew beyond its budget";
   } catch (const fj::stack_budget_error& e) {
     EXPECT_EQ(e.budget(), budget);
     EXPECT_EQ(e.request(), 100u);

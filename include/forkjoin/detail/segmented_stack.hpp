@@ -339,6 +339,9 @@ class segmented_stack {
     if (reserved_ > budget || bytes > budget - reserved_) budget_exceeded(request, bytes);
     fault_injection::before_stacklet_allocation();
     void* const mem = ::operator new(bytes);
+    // The analyzer takes bytes == SIZE_MAX (grown_size() saturates, on a path no real stack can reach) for
+    // storage of -1 bytes.
+    // NOLINTNEXTLINE(clang-analyzer-cplusplus.PlacementNew)
     auto* const s = ::new (mem) stacklet{prev, nullptr, nullptr, static_cast<std::byte*>(mem) + bytes};
     s->sp = s->base();
     poison(s->base(), s->capacity());
