@@ -255,9 +255,13 @@ node_value hand_off(const tree_context* ctx, std::uint64_t id, int depth, handof
 fj::task<node_value> tree_node(const tree_context* ctx, std::uint64_t id, int depth) {
   node_shape const s = shape_of(ctx->params, id, depth);
   // A task that has forked nothing yet may always move (resume_on refuses only inside a stolen scope).
-  if (s.move && (ctx->busy != nullptr || ctx->lazy != nullptr)) {
-    co_await (ctx->busy != nullptr ? fj::resume_on(*ctx->busy, s.move_to % ctx->busy->size())
-                                   : fj::resume_on(*ctx->lazy, s.move_to % ctx->lazy->size()));
+  // Two branches, not one co_await of a conditional expression choosing the awaitable: g++-12 evaluates both
+  // arms of such an operand, and the arm not taken dereferences a null pool pointer (README compiler notes).
+  if (s.move && ctx->busy != nullptr) {
+    co_await fj::resume_on(*ctx->busy, s.move_to % ctx->busy->size());
+    ctx->moves.fetch_add(1, std::memory_order_relaxed);
+  } else if (s.move && ctx->lazy != nullptr) {
+    co_await fj::resume_on(*ctx->lazy, s.move_to % ctx->lazy->size());
     ctx->moves.fetch_add(1, std::memory_order_relaxed);
   }
   if (s.handoff != handoff_kind::none && ctx->helper != nullptr)
