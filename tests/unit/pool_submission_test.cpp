@@ -6,29 +6,15 @@
 #include <forkjoin/forkjoin.hpp>
 
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <future>
+#include <string>
 #include <thread>
 
 #include "support/test_config.hpp"
+#include "support/watchdog.hpp"
 
 namespace {
 
 fj::task<int> tiny(int x) { co_return x + 1; }
-
-// Runs `body` on another thread; a deadlock aborts the test program with a message (a hung thread cannot be
-// joined, so failing the test and going on is not an option).
-template <class F>
-void or_abort_after(std::chrono::seconds limit, const char* what, F body) {
-  auto done = std::async(std::launch::async, body);
-  if (done.wait_for(limit) != std::future_status::ready) {
-    std::fprintf(stderr, "deadlock: %s did not finish within %lld s\n", what,
-                 static_cast<long long>(limit.count()));
-    std::abort();
-  }
-  done.get();
-}
 
 // On pool B: two roots back on pool A, whose worker that runs `outer_on` is blocked meanwhile.
 template <class Pool>
@@ -51,14 +37,16 @@ template <class Pool>
 void nested_roots_find_the_free_worker() {
   Pool a(2);
   Pool b(1);
-  or_abort_after(std::chrono::seconds(120), "roots on a pool with a blocked worker", [&] {
-    for (int round = 0; round < 50; ++round) {
-      if (round % 2 == 1) {
-        EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
-      }
-      EXPECT_EQ(fj::sync_wait(a, outer_on<Pool>, &b, &a), 1 + 2 + 3 + 4) << "round " << round;
-    }
+  fj::test::watchdog dog;  // a deadlock aborts with the pools' state instead of hanging the suite
+  auto const watch = dog.watch("roots on a pool with a blocked worker", [&] {
+    return "A: " + fj::test::describe_pool(a) + "B: " + fj::test::describe_pool(b);
   });
+  for (int round = 0; round < 50; ++round) {
+    if (round % 2 == 1) {
+      EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+    }
+    EXPECT_EQ(fj::sync_wait(a, outer_on<Pool>, &b, &a), 1 + 2 + 3 + 4) << "round " << round;
+  }
 }
 
 TEST(PoolSubmission, RootsOnALazyPoolWithABlockedWorkerRunOnTheFreeOne) {
@@ -92,14 +80,16 @@ fj::task<int> blocked_while_a_task_moves_here(fj::lazy_pool* b, fj::lazy_pool* a
 TEST(PoolSubmission, ATaskMovingToAnyWorkerOfAPoolWithABlockedWorkerRunsOnTheFreeOne) {
   fj::lazy_pool a(2);
   fj::lazy_pool b(1);
-  or_abort_after(std::chrono::seconds(120), "moves onto a pool with a blocked worker", [&] {
-    for (int round = 0; round < 50; ++round) {
-      if (round % 2 == 1) {
-        EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
-      }
-      EXPECT_EQ(fj::sync_wait(a, blocked_while_a_task_moves_here, &b, &a), 1) << "round " << round;
-    }
+  fj::test::watchdog dog;
+  auto const watch = dog.watch("moves onto a pool with a blocked worker", [&] {
+    return "A: " + fj::test::describe_pool(a) + "B: " + fj::test::describe_pool(b);
   });
+  for (int round = 0; round < 50; ++round) {
+    if (round % 2 == 1) {
+      EXPECT_EQ(fj::sync_wait(a, tiny, round), round + 1);  // shifts any round robin
+    }
+    EXPECT_EQ(fj::sync_wait(a, blocked_while_a_task_moves_here, &b, &a), 1) << "round " << round;
+  }
 }
 
 TEST(PoolSubmission, ResumeOnAnyWorkerOfThePoolItRunsOnStaysPut) {

@@ -244,14 +244,21 @@ class pool_core {
   // After a push on the shared queue: wakes one sleeping worker, if any (it need not be the one that takes
   // the task; a worker that is awake takes it before it sleeps).
   void wake_a_sleeper() noexcept {
+    wake_one(any_worker(), [](const worker_context&) { return true; });
+  }
+
+  // Notifies the first worker, counting round from `first`, that `eligible` accepts and that is registered
+  // in its event count, if there is one.
+  template <class Eligible>
+  void wake_one(std::size_t first, Eligible eligible) noexcept {
     // seq_cst fence: pairs with the fence in sleep() (store buffering): either that worker's re-check sees
-    // our push, or we see its registration in its event count below.
+    // what the caller published before this call (a push on the shared queue, active_/thieves_), or we see
+    // its registration in its event count below.
     seq_cst_fence();
     std::size_t const n = workers_.size();
-    std::size_t const first = any_worker();
     for (std::size_t k = 0; k < n; ++k) {
       worker_context& w = *workers_[(first + k) % n];
-      if (w.sleep.waiters() != 0) {
+      if (eligible(w) && w.sleep.waiters() != 0) {
         w.sleep.notify_one();
         return;
       }
@@ -293,15 +300,7 @@ class pool_core {
 
   // Group `group` has no awake thief while work is active: wake one of its sleeping workers (not `self`).
   void wake_a_thief(std::size_t group, const worker_context* self) noexcept {
-    // seq_cst fence: pairs with the fence in sleep(): either the group's last thief, going to sleep, sees our
-    // update of active_/thieves_ in must_stay_awake(), or we see its registration in its event count here.
-    seq_cst_fence();
-    for (auto& other : workers_) {
-      if (other.get() != self && other->group == group && other->sleep.waiters() != 0) {
-        other->sleep.notify_one();
-        return;
-      }
-    }
+    wake_one(0, [&](const worker_context& w) { return &w != self && w.group == group; });
   }
 
   // Work this worker could take now without sleeping.
