@@ -85,6 +85,45 @@ TEST(Exceptions, UncaughtChildExceptionPropagatesThroughEveryAncestor) {
   }
 }
 
+// A task that returns without a join passes its children's exceptions on to its own parent: its final suspend
+// must find them however they arrived (from a called child, from a forked child whose parent was not stolen,
+// or at a stolen parent's implicit join), although nothing in the body rethrew them.
+fj::task<int> returns_without_join(bool fork_it, int v) {
+  int a = 0;
+  if (fork_it) {
+    co_await fj::fork(&a, throw_if, true, v);
+  } else {
+    co_await fj::call(&a, throw_if, true, v);
+  }
+  co_return -1;
+}
+
+fj::task<int> joins_one(bool fork_it, int v) {
+  int a = 0;
+  co_await fj::call(&a, returns_without_join, fork_it, v);
+  try {
+    co_await fj::join;
+  } catch (const counted_error& e) {
+    co_return e.value;
+  }
+  co_return a;
+}
+
+TEST(Exceptions, ACalledChildsExceptionPassesThroughAParentThatReturnsWithoutAJoin) {
+  fj::unit_pool pool;
+  EXPECT_EQ(fj::sync_wait(pool, joins_one, false, 11), 11);
+  EXPECT_THROW((void)fj::sync_wait(pool, returns_without_join, false, 12), counted_error);
+}
+
+TEST(Exceptions, AForkedChildsExceptionPassesThroughAParentThatReturnsWithoutAJoin) {
+  fj::unit_pool unit;
+  EXPECT_EQ(fj::sync_wait(unit, joins_one, true, 13), 13);
+  EXPECT_THROW((void)fj::sync_wait(unit, returns_without_join, true, 14), counted_error);
+  // With thieves the parent's continuation is sometimes stolen: the implicit join then finds the exception.
+  fj::busy_pool busy(4);
+  for (int rep = 0; rep < 200; ++rep) ASSERT_EQ(fj::sync_wait(busy, joins_one, true, rep), rep);
+}
+
 TEST(Exceptions, WhenManyChildrenThrowOneIsRethrownAndTheRestAreDropped) {
   fj::busy_pool pool(4);
   auto parent = [](int n) -> fj::task<int> {
