@@ -271,7 +271,9 @@ TEST_F(MisuseDeathTest, AScratchArrayLivingAcrossAJoinStopsTheProcess) {
         fj::sync_wait(pool, scratch_across_a_join, &stolen);
       },
       literal(k_scratch_misuse) + "|" +
-          literal("fj: internal invariant broken: a worker adopting a stack still had frames on its own"));
+          literal(
+              "fj: a worker taking over a stack at a join still had frames on its own: an fj::task created "
+              "and kept unstarted, or an fj::scratch array kept alive, across a fork and its join"));
 }
 
 // Two tasks created first and started in creation order: the first one's frame is below the second's, so

@@ -29,6 +29,18 @@ namespace fj::detail {
 
 // ---- stack ownership (stack.md "Ownership between workers") ----
 
+// A worker that adopts a frame's stack at a join must have emptied its own. What leaves frames there is a
+// frame created and not freed in LIFO order across the fork and its join: user misuse, so the message names
+// it instead of calling it an internal error.
+[[noreturn, gnu::cold]] inline void frames_left_at_join() noexcept {
+  std::fprintf(
+      stderr,
+      "fj: a worker taking over a stack at a join still had frames on its own: an fj::task created and "
+      "kept unstarted, or an fj::scratch array kept alive, across a fork and its join leaves them there "
+      "(README: \"Misuse and what it produces\")\n");
+  std::abort();
+}
+
 // Make `home` this worker's stack. The stack held until now must be empty: it becomes the spare (or is
 // freed).
 inline void take_stack(segmented_stack* home) noexcept {
@@ -37,7 +49,7 @@ inline void take_stack(segmented_stack* home) noexcept {
   home->release_abandoned_on_top();
   segmented_stack* current = tls_stack;
   if (current == home) return;
-  if (!current->empty()) broken_invariant("a worker adopting a stack still had frames on its own");
+  if (!current->empty()) frames_left_at_join();
   worker_context* w = tls_worker;
   if (w->spare == nullptr) {
     w->spare = current;

@@ -8,10 +8,8 @@ fj::task<long> fib(int n) {
   if (n < 2) {
     co_return n;
   }
-  // Left unset, as in libfork's benchmark: the children write them before the join, and after a throw they
-  // are never read.
-  long a;
-  long b;
+  long a = 0;
+  long b = 0;
   co_await fj::fork(&a, fib, n - 1);
   co_await fj::call(&b, fib, n - 2);
   co_await fj::join;
