@@ -137,8 +137,8 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     f.exception(RL_INFO) = 0;
   }
 
-  // transitions.hpp resume_or_finish: the last child resets the join before it resumes the parent.
-  void resume_or_finish() {
+  // transitions.hpp resume_at_join: the last child resets the join before it resumes the parent.
+  void resume_at_join() {
     if (f.at_final(RL_INFO)) {
       finish();
     } else {
@@ -154,7 +154,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
                     : rmw(rl::mo_release, "join.child.order");               // model: join.child.order
     if (f.joins.fetch_sub(1, child_order, RL_INFO) == 1) {                   // model: join.child.fetch_sub
       fj_model::acquire_fence_unless_tsan(config.tsan, "join.child.fence");  // model: join.child.fence
-      resume_or_finish();
+      resume_at_join();
     }
   }
 

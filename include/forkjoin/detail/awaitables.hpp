@@ -120,7 +120,7 @@ struct join_steps {
   static bool suspend(frame* self) noexcept { return !arrive_at_join(self); }
 
   // Every path to here has reset the join already (join_is_ready, arrive_at_join, or the last child's
-  // resume_or_finish), so only a child's exception is left to look at.
+  // resume_at_join), so only a child's exception is left to look at.
   [[gnu::always_inline]] static void resume(frame* self) {
     if (self->exception) [[unlikely]]
       rethrow(self);

@@ -138,11 +138,9 @@ FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(frame* self) noexcept {
 
 std::coroutine_handle<> finish(frame* self) noexcept;
 
-// For the last child to return to a stolen parent: the parent's join is complete, so either finish the parent
-// (it was waiting at its final suspend) or reset its join and resume it there.
-inline std::coroutine_handle<> resume_or_finish(frame* f) noexcept {
-  if (f->state.at_final) [[unlikely]]
-    return finish(f);
+// For the last child to return to a stolen parent that waits at a join (not at its final suspend): the join
+// is complete, so reset it and resume the parent there.
+inline std::coroutine_handle<> resume_at_join(frame* f) noexcept {
   reset_join(f);
   return f->handle();
 }
@@ -177,9 +175,12 @@ inline bool returned_last(frame* parent) noexcept {
   return false;
 }
 
+// A parent waiting at its final suspend (at_final) is finished instead of resumed (join.md §4).
 FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
   if (!returned_last(parent)) return std::noop_coroutine();
-  return resume_or_finish(parent);
+  if (parent->state.at_final) [[unlikely]]
+    return finish(parent);
+  return resume_at_join(parent);
 }
 
 // Destroy a frame whose body has finished and whose children have all returned, and continue its parent
@@ -201,10 +202,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame
         if (e) deliver_exception(parent, std::move(e));
         if (tls_owner.pop_discard()) return parent->handle();
         if (!returned_last(parent)) return std::noop_coroutine();
-        if (!parent->state.at_final) {
-          reset_join(parent);
-          return parent->handle();
-        }
+        if (!parent->state.at_final) return resume_at_join(parent);
         self = parent;  // the parent was waiting at its final suspend for us: finish it here
         continue;
       case task_kind::root:
