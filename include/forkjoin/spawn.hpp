@@ -56,6 +56,7 @@ template <bool Fork, class F, class... Args>
 spawn_awaitable<Fork> spawn_no_out(F&& fn, Args&&... args) {
   static_assert(task_invocable<F, Args...>,
                 "fj::fork(fn, args...) / fj::call(fn, args...): fn(args...) must return fj::task<T>");
+  tls_next_out = nullptr;
   auto child = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
   return spawn_awaitable<Fork>(child.release());
 }
@@ -71,10 +72,9 @@ spawn_awaitable<Fork> spawn_with_out(O out, F&& fn, Args&&... args) {
   static_assert(
       std::is_same_v<O, result*>,
       "fj::fork/fj::call: out must be a pointer to the child's result type T (fn returns fj::task<T>)");
+  tls_next_out = out;  // the child's promise reads it (promise<T>::out_)
   auto child = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
-  auto* p = child.release();
-  p->set_out(out);
-  return spawn_awaitable<Fork>(p);
+  return spawn_awaitable<Fork>(child.release());
 }
 
 template <bool Fork, class... Xs>

@@ -60,6 +60,8 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
   }
   root->state.kind = task_kind::root;
   root->root = &result;
+  // A root's result goes to `result` (return_value): whatever tls_next_out held, its out pointer is null.
+  if constexpr (!std::is_void_v<T>) root->set_out(nullptr);
   try {
     core.submit_root(result, root);
   } catch (...) {

@@ -66,7 +66,9 @@ class promise_base : public joinable_frame {
 
   // The task's own exception goes into its own first-exception slot (a child's may already be there: the
   // first wins). It travels to the parent when the frame finishes, after every child has returned.
-  void unhandled_exception() noexcept { deliver_exception(this, std::current_exception()); }
+  void unhandled_exception() noexcept {
+    deliver_current_exception(handle());
+  }
 
   template <class A>
     requires std::derived_from<A, runtime_awaitable>
@@ -109,7 +111,11 @@ class promise : public promise_base {
   void set_out(T* out) noexcept { out_ = out; }
 
  private:
-  T* out_ = nullptr;
+  // Where the result goes: fj::fork and fj::call leave it in tls_next_out just before they create the task
+  // (sync_wait sets null afterwards). Read here rather than stored by the fork after the child's creation,
+  // because the fork would have to keep the pointer across that call, in a callee-saved register that every
+  // resume of every task saves and restores (docs/performance.md, "One callee-saved register").
+  T* out_ = static_cast<T*>(tls_next_out);
 };
 
 template <>

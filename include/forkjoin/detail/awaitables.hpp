@@ -84,7 +84,9 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     // Read everything we need from this awaiter before publishing the parent: once it is on the deque a thief
     // may resume it, and this awaiter lives in the parent's frame (PITFALLS: "Read everything ... before").
     frame* const child = child_;
-    frame* const self = &parent.promise();
+    // Not &parent.promise(): that is computed at the resume function's entry, and a copy of it kept across
+    // the child's creation (a call) would take a callee-saved register on every resume (frame_of_here).
+    frame* const self = frame_of_here(parent);
     if constexpr (k_stack_checks) {
       child_ = nullptr;  // started: the destructor's check must not fire
       if (!tls_stack->may_be_top(child->handle().address())) [[unlikely]]
@@ -117,17 +119,18 @@ struct join_steps {
   [[nodiscard, gnu::always_inline]] static bool ready(frame* self) noexcept { return join_is_ready(self); }
 
   // Suspend unless we are the last to arrive; in that case continue at once on this worker.
-  static bool suspend(frame* self) noexcept { return !arrive_at_join(self); }
+  static bool suspend(std::coroutine_handle<> h) noexcept { return !arrive_at_join(h); }
 
   // Every path to here has reset the join already (join_is_ready, arrive_at_join, or the last child's
   // resume_at_join), so only a child's exception is left to look at.
   [[gnu::always_inline]] static void resume(frame* self) {
     if (self->exception) [[unlikely]]
-      rethrow(self);
+      rethrow(self->handle());
   }
 
  private:
-  [[noreturn, gnu::cold]] static void rethrow(frame* self) {
+  [[noreturn, gnu::cold]] static void rethrow(std::coroutine_handle<> h) {
+    frame* const self = frame_of(h);
     std::exception_ptr e = std::move(self->exception);
     self->exception = nullptr;
     // relaxed: all children have returned; no other thread touches this flag until the next fork.
@@ -150,7 +153,7 @@ class joinable_frame : public frame {
   ~joinable_frame() = default;
 
   [[nodiscard, gnu::always_inline]] bool await_ready() noexcept { return join_steps::ready(this); }
-  bool await_suspend(std::coroutine_handle<>) noexcept { return join_steps::suspend(this); }
+  bool await_suspend(std::coroutine_handle<> h) noexcept { return join_steps::suspend(h); }
   [[gnu::always_inline]] void await_resume() { join_steps::resume(this); }
 };
 
@@ -161,7 +164,7 @@ class join_awaiter {
   explicit join_awaiter(frame* self) noexcept : self_(self) {}
 
   [[nodiscard, gnu::always_inline]] bool await_ready() const noexcept { return join_steps::ready(self_); }
-  bool await_suspend(std::coroutine_handle<>) const noexcept { return join_steps::suspend(self_); }
+  bool await_suspend(std::coroutine_handle<> h) const noexcept { return join_steps::suspend(h); }
   [[gnu::always_inline]] void await_resume() const { join_steps::resume(self_); }
 
  private:
@@ -185,7 +188,7 @@ struct final_awaiter {
     // destructors (frame_state), or a pending child exception: all take the out-of-line path.
     std::uint64_t const state = self->state_word();
     if ((state != k_call_state && state != k_fork_state) || self->exception) [[unlikely]] {
-      return transfer(final_slow(self));
+      return transfer(final_slow(h));
     }
     frame* const parent = self->parent;
     self->home->deallocate_last(h.address());

@@ -88,4 +88,26 @@ struct frame {
   }
 };
 
+// The frame of the coroutine `h` (the inverse of frame::handle()).
+//
+// Why the slow paths that a resume function calls take the handle and not the frame: the handle is the
+// resume function's own argument, which it keeps in a callee-saved register anyway (it addresses the
+// coroutine's locals through it), while the frame is the handle's address plus a constant that the compiler
+// computes once at the function's entry and then keeps in a second callee-saved register if any call needs
+// it afterwards, saved and restored on every resume of every task (docs/performance.md, "One callee-saved
+// register").
+[[gnu::always_inline]] inline frame* frame_of(std::coroutine_handle<> h) noexcept {
+  return static_cast<frame*>(__builtin_coro_promise(h.address(), alignof(frame), false));
+}
+
+// frame_of(h), computed here and now: the empty asm hides that the address is the one the function started
+// with, so the compiler cannot reuse a copy it computed at the entry (and kept across a call in a second
+// callee-saved register). For values that a hot path needs after a call, such as the parent that a fork
+// pushes after creating its child.
+[[gnu::always_inline]] inline frame* frame_of_here(std::coroutine_handle<> h) noexcept {
+  void* address = h.address();
+  __asm__ volatile("" : "+r"(address));
+  return static_cast<frame*>(__builtin_coro_promise(address, alignof(frame), false));
+}
+
 }  // namespace fj::detail

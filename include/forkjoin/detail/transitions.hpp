@@ -84,6 +84,12 @@ inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
   }
 }
 
+// A task's own exception, from its unhandled_exception (the catch handler around its body): into its own
+// first-exception slot. Out of line and given the handle, not the frame (frame_of explains why).
+[[gnu::noinline]] inline void deliver_current_exception(std::coroutine_handle<> h) noexcept {
+  deliver_exception(frame_of(h), std::current_exception());
+}
+
 // ---- the join counter (join.md §2-3) ----
 
 // After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
@@ -97,8 +103,10 @@ inline void reset_join(frame* self) noexcept {
 
 // The parent side of a join, for a frame whose continuation was stolen: returns true if every child has
 // already returned (the caller continues the frame, now on the frame's own stack, its join reset), false if a
-// child will continue it.
-FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(frame* self) noexcept {
+// child will continue it. (Like the other slow paths a resume function calls, it takes the frame's coroutine
+// handle: frame_of explains why.)
+FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(std::coroutine_handle<> h) noexcept {
+  frame* const self = frame_of(h);
   segmented_stack* const home = self->home;
   std::uint32_t const ours = k_join_init - self->state.steals;
   segmented_stack* const current = tls_stack;
@@ -116,7 +124,8 @@ FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(frame* self) noexcept {
   return false;
 }
 
-FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(frame* self) noexcept {
+FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(std::coroutine_handle<> h) noexcept {
+  frame* const self = frame_of(h);
   // acquire: pairs with the release fetch_sub of each child that returned to this stolen frame.
   if (self->joins.load(std::memory_order_acquire) ==
       k_join_init - self->state.steals) {  // model: join.ready.load
@@ -133,7 +142,7 @@ FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(frame* self) noexcept {
   // The analyzer does not see a coroutine's promise constructed in its frame, so it takes steals for garbage.
   if (self->state.steals == 0) [[likely]]  // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
     return true;
-  return stolen_join_is_ready(self);
+  return stolen_join_is_ready(self->handle());
 }
 
 std::coroutine_handle<> finish(frame* self) noexcept;
@@ -217,10 +226,11 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame
 
 // The final suspend of a task that cannot take the fast path: its continuation was stolen (so children may
 // still run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
-FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> final_slow(frame* self) noexcept {
+FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> final_slow(std::coroutine_handle<> h) noexcept {
+  frame* const self = frame_of(h);
   if (self->state.steals != 0) {
     self->state.at_final = true;
-    if (!join_is_ready(self) && !arrive_at_join(self)) return std::noop_coroutine();
+    if (!join_is_ready(self) && !arrive_at_join(h)) return std::noop_coroutine();
   }
   return finish(self);
 }

@@ -63,6 +63,9 @@ inline constinit thread_local worker_context* tls_worker = nullptr;
 // tls_worker->owner, kept here as well so that a fork's push and a return's pop reach the deque with one load
 // less.
 inline constinit thread_local fj::deque_owner<frame*> tls_owner = fj::deque_owner<frame*>::unbound();
+// The result pointer of the next task created on this thread (promise<T>::out_): fj::fork and fj::call set it
+// right before they call the task function; null for a child whose result is discarded.
+inline constinit thread_local void* tls_next_out = nullptr;
 // The stack that frames created on this thread are allocated on. On a worker: the stack it owns now. On an
 // ordinary thread: segmented_stack::no_worker() (every allocation throws fj::not_in_worker_error), except
 // while sync_wait creates a root frame on the root's own stack.
