@@ -66,9 +66,7 @@ class promise_base : public joinable_frame {
 
   // The task's own exception goes into its own first-exception slot (a child's may already be there: the
   // first wins). It travels to the parent when the frame finishes, after every child has returned.
-  void unhandled_exception() noexcept {
-    deliver_current_exception(handle());
-  }
+  void unhandled_exception() noexcept { deliver_current_exception(handle()); }
 
   template <class A>
     requires std::derived_from<A, runtime_awaitable>

@@ -86,6 +86,28 @@ TEST(Task, ResultCanBeDiscardedByForkingWithoutOut) {
   EXPECT_EQ(fj::sync_wait(pool, parent), 1);
 }
 
+// The result pointer reaches the child's promise through a thread-local that each fork and call sets just
+// before it creates the child (promise<T>::out_): a fork without out, or a root made by sync_wait, must not
+// pick up the pointer that an earlier fork on the same thread left there.
+TEST(Task, AResultPointerIsNeverReusedByALaterForkWithoutOutOrByARoot) {
+  fj::busy_pool outer(1);
+  fj::unit_pool inner;
+  auto parent = [&inner]() -> fj::task<int> {
+    int kept = 0;
+    co_await fj::fork(&kept, math::square, 3);
+    co_await fj::fork(math::square, 4);  // discarded: must not overwrite kept
+    co_await fj::call(math::square, 5);  // discarded
+    co_await fj::join;
+    int from_root = 0;
+    co_await fj::call(&from_root, math::square, 6);
+    // A root made on this thread right after a fork with out (another pool's: not a deadlock): its result
+    // must come back from sync_wait, not go to from_root.
+    const int root_result = fj::sync_wait(inner, math::square, 7);
+    co_return kept * 10000 + from_root * 100 + root_result;
+  };
+  EXPECT_EQ(fj::sync_wait(outer, parent), 9 * 10000 + 36 * 100 + 49);
+}
+
 TEST(Task, StaticMemberFunctionsAndLambdasAreTasks) {
   fj::unit_pool pool;
   EXPECT_EQ(fj::sync_wait(pool, math::square, 9), 81);
