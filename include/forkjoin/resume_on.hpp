@@ -79,7 +79,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
   // The completion record of the root whose tree `f` belongs to. Every ancestor of a running task is alive
   // (strict fork-join), so the walk is safe; resume_on is rare, so its length does not matter.
   static root_base& root_of(frame* f) noexcept {
-    while (f->state.kind != task_kind::root) f = f->parent;
+    while (f->state.kind != task_kind::root) f = frame_of(f->parent());
     return *f->root;
   }
 

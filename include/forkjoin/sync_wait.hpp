@@ -56,7 +56,7 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
     // The root frame is made here, on the calling thread: under the pool's budget, as on its workers.
     stack_scope scope(stack.get());
     stack_budget_scope budget(core.stack_budget());
-    root = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release();
+    root = &std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release().promise();
   }
   root->state.kind = task_kind::root;
   root->root = &result;

@@ -34,7 +34,7 @@ namespace detail {
 // Destroys a task that was never started. Out of line on purpose: the frame's address escapes into a call the
 // compiler cannot see through, which rules out eliding the frame's allocation (HALO) and so keeps the worker
 // check in operator new effective (promise_base).
-[[gnu::noinline]] inline void destroy_unstarted(frame* f) noexcept { f->handle().destroy(); }
+[[gnu::noinline]] inline void destroy_unstarted(std::coroutine_handle<> h) noexcept { h.destroy(); }
 
 template <class>
 inline constexpr bool dependent_false = false;
@@ -144,21 +144,24 @@ class [[nodiscard]] FJ_DETAIL_TRIVIAL_ABI task {
   using value_type = T;
   using promise_type = detail::promise<T>;
 
-  task(task&& other) noexcept : promise_(std::exchange(other.promise_, nullptr)) {}
+  task(task&& other) noexcept : coroutine_(std::exchange(other.coroutine_, nullptr)) {}
   task& operator=(task&&) = delete;
   task(const task&) = delete;
   task& operator=(const task&) = delete;
   ~task() {
-    if (promise_ != nullptr) detail::destroy_unstarted(promise_);
+    if (coroutine_) detail::destroy_unstarted(coroutine_);
   }
 
   // Hands the frame over to whoever starts it.
-  [[nodiscard]] promise_type* release() noexcept { return std::exchange(promise_, nullptr); }
+  [[nodiscard]] std::coroutine_handle<promise_type> release() noexcept {
+    return std::exchange(coroutine_, nullptr);
+  }
 
  private:
   friend class detail::promise<T>;
-  explicit task(promise_type* p) noexcept : promise_(p) {}
-  promise_type* promise_;
+  // The coroutine, not the promise: the ramp has its address at hand (frame_of says why it matters).
+  explicit task(std::coroutine_handle<promise_type> h) noexcept : coroutine_(h) {}
+  std::coroutine_handle<promise_type> coroutine_;
 };
 
 namespace detail {
@@ -170,10 +173,12 @@ static_assert(alignof(promise<void>) == alignof(frame));
 template <class T>
 task<T> promise<T>::get_return_object() noexcept {
   static_assert(alignof(promise<T>) == alignof(frame));
-  return task<T>(this);
+  return task<T>(std::coroutine_handle<promise<T>>::from_promise(*this));
 }
 
-inline task<void> promise<void>::get_return_object() noexcept { return task<void>(this); }
+inline task<void> promise<void>::get_return_object() noexcept {
+  return task<void>(std::coroutine_handle<promise<void>>::from_promise(*this));
+}
 
 }  // namespace detail
 

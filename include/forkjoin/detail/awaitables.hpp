@@ -63,7 +63,7 @@ FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
 template <bool Fork>
 class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
  public:
-  explicit spawn_awaitable(frame* child) noexcept : child_(child) {}
+  explicit spawn_awaitable(std::coroutine_handle<> child) noexcept : child_(child) {}
   spawn_awaitable(spawn_awaitable&& other) noexcept : child_(std::exchange(other.child_, nullptr)) {}
   spawn_awaitable(const spawn_awaitable&) = delete;
   spawn_awaitable& operator=(const spawn_awaitable&) = delete;
@@ -72,7 +72,7 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
   ~spawn_awaitable()
     requires k_stack_checks
   {
-    if (child_ != nullptr) spawn_dropped();
+    if (child_) spawn_dropped();
   }
 
   [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
@@ -83,16 +83,14 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
                   "fj::fork and fj::call can only be awaited inside a coroutine that returns fj::task<T>");
     // Read everything we need from this awaiter before publishing the parent: once it is on the deque a thief
     // may resume it, and this awaiter lives in the parent's frame (PITFALLS: "Read everything ... before").
-    frame* const child = child_;
-    // Not &parent.promise(): that is computed at the resume function's entry, and a copy of it kept across
-    // the child's creation (a call) would take a callee-saved register on every resume (frame_of_here).
-    frame* const self = frame_of_here(parent);
+    std::coroutine_handle<> const child_coroutine = child_;
+    frame* const child = frame_of(child_coroutine);
     if constexpr (k_stack_checks) {
       child_ = nullptr;  // started: the destructor's check must not fire
-      if (!tls_stack->may_be_top(child->handle().address())) [[unlikely]]
+      if (!tls_stack->may_be_top(child_coroutine.address())) [[unlikely]]
         started_out_of_order();
     }
-    child->parent = self;
+    child->parent_address = parent.address();
     if constexpr (Fork) {
       // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole
       // eight-byte word keeps has_destructors without a separate load, and lets the final suspend's load of
@@ -100,18 +98,18 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
       static_assert(k_fork_state - k_call_state == static_cast<std::uint64_t>(task_kind::fork));
       child->set_state_word(child->state_word() + static_cast<std::uint64_t>(task_kind::fork));
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
-      if (!tls_owner.try_push(self)) [[unlikely]] {
+      if (!tls_owner.try_push(parent)) [[unlikely]] {
         run_fork_as_call(child);
       }
       chaos_point();
     }
-    return transfer(child->handle());
+    return transfer(child_coroutine);
   }
 
   static constexpr void await_resume() noexcept {}
 
  private:
-  frame* child_;
+  std::coroutine_handle<> child_;
 };
 
 // Algorithm 4: the steps of co_await fj::join on a frame, shared by the two awaiters below.
@@ -190,11 +188,11 @@ struct final_awaiter {
     if ((state != k_call_state && state != k_fork_state) || self->exception) [[unlikely]] {
       return transfer(final_slow(h));
     }
-    frame* const parent = self->parent;
+    std::coroutine_handle<> const parent = self->parent();
     self->home->deallocate_last(h.address());
-    if (state == k_call_state) return transfer(parent->handle());
+    if (state == k_call_state) return transfer(parent);
     if (tls_owner.pop_discard()) [[likely]]
-      return transfer(parent->handle());
+      return transfer(parent);
     return transfer(return_to_stolen_parent(parent));
   }
 

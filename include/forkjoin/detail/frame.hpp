@@ -54,7 +54,10 @@ inline constexpr std::uint64_t k_fork_state =
 
 struct frame {
   union {
-    frame* parent;    // kind call or fork
+    // Kind call or fork: the parent's coroutine address (std::coroutine_handle<>::address()). The hot path
+    // passes tasks around as coroutine addresses, not as frames: that address is what a resume function
+    // receives and what a transfer jumps through, so nothing converts between the two (frame_of).
+    void* parent_address;
     root_base* root;  // kind root
   };
   segmented_stack* home;  // the segmented stack this frame was allocated on
@@ -73,6 +76,10 @@ struct frame {
   // reads it, and skipping a store per task is measurable on fork-heavy code.
   explicit frame(segmented_stack* h) noexcept : home(h) {}
 
+  [[nodiscard]] std::coroutine_handle<> parent() const noexcept {
+    return std::coroutine_handle<>::from_address(parent_address);
+  }
+
   [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state); }
   // One eight-byte store (not one per field), so that state_word() can be forwarded from it.
   void set_state_word(std::uint64_t word) noexcept {
@@ -90,24 +97,15 @@ struct frame {
 
 // The frame of the coroutine `h` (the inverse of frame::handle()).
 //
-// Why the slow paths that a resume function calls take the handle and not the frame: the handle is the
-// resume function's own argument, which it keeps in a callee-saved register anyway (it addresses the
-// coroutine's locals through it), while the frame is the handle's address plus a constant that the compiler
-// computes once at the function's entry and then keeps in a second callee-saved register if any call needs
-// it afterwards, saved and restored on every resume of every task (docs/performance.md, "One callee-saved
-// register").
+// Why the runtime passes tasks around as coroutine handles (parent links, deque items, the handle a task
+// function returns, the slow paths a resume function calls) and not as frames: the handle is the resume
+// function's own argument, which it keeps in its one callee-saved register anyway (it addresses the
+// coroutine's locals through it), and it is what a transfer jumps through. A frame is the handle's address
+// plus a constant: passing frames costs an instruction at every conversion, and a frame computed at a resume
+// function's entry and needed after a call takes a second callee-saved register, saved and restored on every
+// resume of every task (docs/performance.md, "One callee-saved register").
 [[gnu::always_inline]] inline frame* frame_of(std::coroutine_handle<> h) noexcept {
   return static_cast<frame*>(__builtin_coro_promise(h.address(), alignof(frame), false));
-}
-
-// frame_of(h), computed here and now: the empty asm hides that the address is the one the function started
-// with, so the compiler cannot reuse a copy it computed at the entry (and kept across a call in a second
-// callee-saved register). For values that a hot path needs after a call, such as the parent that a fork
-// pushes after creating its child.
-[[gnu::always_inline]] inline frame* frame_of_here(std::coroutine_handle<> h) noexcept {
-  void* address = h.address();
-  __asm__ volatile("" : "+r"(address));
-  return static_cast<frame*>(__builtin_coro_promise(address, alignof(frame), false));
 }
 
 }  // namespace fj::detail

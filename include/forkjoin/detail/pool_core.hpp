@@ -400,7 +400,7 @@ class pool_core {
   // continuations of the strand below the ones the resumed task pushes next, and a forked child finishing
   // there would pop one of them as its own parent's.
   bool resume_left_behind(worker_context& self) {
-    std::optional<frame*> const left = self.owner.pop();
+    std::optional<std::coroutine_handle<>> const left = self.owner.pop();
     if (!left) return false;  // thieves took them meanwhile
     run_stolen(self, *left);
     return true;
@@ -409,7 +409,7 @@ class pool_core {
   // Steals one continuation from another worker and runs it.
   bool try_steal(worker_context& self) {
     if (!steal_ || workers_.size() < 2) return false;
-    deque_thief<frame*> thief = workers_[pick_victim(self)]->queue.thief();
+    deque_thief<std::coroutine_handle<>> thief = workers_[pick_victim(self)]->queue.thief();
     worker_counters::bump(self.counters.steal_attempts);
     chaos_point();
     auto stolen = thief.steal();
@@ -418,12 +418,12 @@ class pool_core {
     return true;
   }
 
-  void run_stolen(worker_context& self, frame* f) {
+  void run_stolen(worker_context& self, std::coroutine_handle<> continuation) {
     // This worker now runs the continuation; steals is owned by whoever runs it (frame.hpp).
-    ++f->state.steals;
+    ++frame_of(continuation)->state.steals;
     worker_counters::bump(self.counters.steals);
     become_active(self);
-    run_from_scheduler(f->handle());
+    run_from_scheduler(continuation);
     become_thief(self);
   }
 
@@ -476,7 +476,7 @@ class pool_core {
     delete w.spare;
     w.spare = nullptr;
     tls_stack = segmented_stack::no_worker();
-    tls_owner = fj::deque_owner<frame*>::unbound();
+    tls_owner = fj::deque_owner<std::coroutine_handle<>>::unbound();
     tls_worker = nullptr;
   }
 

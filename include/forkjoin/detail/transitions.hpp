@@ -185,7 +185,9 @@ inline bool returned_last(frame* parent) noexcept {
 }
 
 // A parent waiting at its final suspend (at_final) is finished instead of resumed (join.md §4).
-FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame* parent) noexcept {
+FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(
+    std::coroutine_handle<> parent_coroutine) noexcept {
+  frame* const parent = frame_of(parent_coroutine);
   if (!returned_last(parent)) return std::noop_coroutine();
   if (parent->state.at_final) [[unlikely]]
     return finish(parent);
@@ -199,7 +201,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(frame
 [[gnu::noinline]] inline std::coroutine_handle<> finish(frame* self) noexcept {
   for (;;) {
     task_kind const kind = self->state.kind;
-    frame* const parent = kind == task_kind::root ? nullptr : self->parent;
+    frame* const parent = kind == task_kind::root ? nullptr : frame_of(self->parent());
     root_base* const root = kind == task_kind::root ? self->root : nullptr;
     std::exception_ptr e = std::move(self->exception);
     self->handle().destroy();

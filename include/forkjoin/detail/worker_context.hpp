@@ -45,8 +45,9 @@ struct worker_context {
   pool_core* pool;
   std::size_t index;
   std::size_t group = 0;  // NUMA group (lazy pool: one awake thief per group)
-  fj::deque<frame*> queue;
-  fj::deque_owner<frame*> owner;
+  // Continuations, as coroutine handles (frame_of says why not frames).
+  fj::deque<std::coroutine_handle<>> queue;
+  fj::deque_owner<std::coroutine_handle<>> owner;
   // Tasks handed to this worker by other threads (paper III-D1); only this worker pops.
   fj::submission_queue<submission> inbox;
   // Where this worker sleeps (lazy and unit pools): notified by submitters to `inbox`, and by a thief that
@@ -62,7 +63,8 @@ struct worker_context {
 inline constinit thread_local worker_context* tls_worker = nullptr;
 // tls_worker->owner, kept here as well so that a fork's push and a return's pop reach the deque with one load
 // less.
-inline constinit thread_local fj::deque_owner<frame*> tls_owner = fj::deque_owner<frame*>::unbound();
+inline constinit thread_local fj::deque_owner<std::coroutine_handle<>> tls_owner =
+    fj::deque_owner<std::coroutine_handle<>>::unbound();
 // The result pointer of the next task created on this thread (promise<T>::out_): fj::fork and fj::call set it
 // right before they call the task function; null for a child whose result is discarded.
 inline constinit thread_local void* tls_next_out = nullptr;
