@@ -3,9 +3,11 @@
 // builds that make no tail calls, by the runtime's trampoline: detail/transfer.hpp).
 
 #include <gtest/gtest.h>
+#include <forkjoin/detail/worker_context.hpp>
 #include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
+#include <cstddef>
 #include <thread>
 #include <vector>
 
@@ -80,6 +82,43 @@ TEST(DeepRecursion, AChainOfStolenTasksWaitingAtTheirImplicitJoinFinishesOnASmal
   std::uint64_t steals = 0;
   for (const auto& w : pool.stats()) steals += w.steals;
   EXPECT_GE(steals, static_cast<std::uint64_t>(depth));
+}
+
+// A frame that opens a stacklet is freed by its final suspend's slow path, which moves the stack back to the
+// stacklet below; every other frame by a single store (stack.md "The block prefix"). So after chains that
+// cross stacklet boundaries have returned, the worker's stack must be exactly as before, however many
+// boundaries the returns crossed: each depth below ends at a different offset within its last stacklet.
+struct stack_usage {
+  std::size_t before = 0;
+  std::size_t after = 0;
+};
+
+fj::task<void> chains_of_depths(std::vector<stack_usage>* usage, bool forked) {
+  for (std::size_t i = 0; i < usage->size(); ++i) {
+    int const depth = static_cast<int>(100 + 97 * i);
+    (*usage)[i].before = fj::detail::tls_stack->used_bytes();
+    long r = 0;
+    if (forked) {
+      co_await fj::fork(&r, fork_chain, depth);
+      co_await fj::join;
+    } else {
+      co_await fj::call(&r, call_chain, depth);
+    }
+    (*usage)[i].after = r == depth ? fj::detail::tls_stack->used_bytes() : 0;
+  }
+}
+
+TEST(DeepRecursion, ReturnsAcrossStackletBoundariesLeaveTheStackAsItWas) {
+  fj::unit_pool pool;
+  for (bool const forked : {false, true}) {
+    std::vector<stack_usage> usage(40);
+    fj::sync_wait(pool, chains_of_depths, &usage, forked);
+    for (std::size_t i = 0; i < usage.size(); ++i) {
+      EXPECT_GT(usage[i].before, 0u);
+      EXPECT_EQ(usage[i].after, usage[i].before)
+          << "depth " << 100 + 97 * i << (forked ? ", forks" : ", calls");
+    }
+  }
 }
 
 }  // namespace
