@@ -48,7 +48,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     static_assert(is_task_promise<P>,
                   "fj::resume_on can only be awaited inside a coroutine that returns fj::task<T>");
     frame* const self = &h.promise();
-    if (self->state().steals != 0) {
+    if (self->state.steals != 0) {
       throw error(
           "fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
           "first");
@@ -79,7 +79,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
   // The completion record of the root whose tree `f` belongs to. Every ancestor of a running task is alive
   // (strict fork-join), so the walk is safe; resume_on is rare, so its length does not matter.
   static root_base& root_of(frame* f) noexcept {
-    while (f->state().kind != task_kind::root) f = frame_of(f->parent());
+    while (f->state.kind != task_kind::root) f = frame_of(f->parent());
     return *f->root;
   }
 

@@ -58,7 +58,7 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
     stack_budget_scope budget(core.stack_budget());
     root = &std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release().promise();
   }
-  root->state().kind = task_kind::root;
+  root->state.kind = task_kind::root;
   root->root = &result;
   // A root's result goes to `result` (return_value): whatever tls_next_out held, its out pointer is null.
   if constexpr (!std::is_void_v<T>) root->set_out(nullptr);

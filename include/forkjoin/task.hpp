@@ -50,9 +50,8 @@ class promise_base : public joinable_frame {
   // allocation is never elided, because task's destructor hands an unstarted frame to an opaque function (the
   // handle escapes, which rules out HALO).
   template <class... Params>
-  explicit promise_base(Params&... /*params*/) noexcept {
-    // The allocator left has_destructors false (frame_prefix): nothing to store for trivial parameters.
-    if constexpr (!(std::is_trivially_destructible_v<Params> && ...)) state().has_destructors = true;
+  explicit promise_base(Params&... /*params*/) noexcept : joinable_frame(tls_stack) {
+    state.has_destructors = !(std::is_trivially_destructible_v<Params> && ...);
   }
 
   // Frames live on the current worker's segmented stack (paper III-A): a pointer bump, no allocator call.
@@ -102,7 +101,7 @@ class promise : public promise_base {
     // The analyzer does not see a coroutine's promise constructed in its frame, so it takes out_ for garbage.
     if (out_ != nullptr) [[likely]] {  // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
       *out_ = std::forward<U>(value);
-    } else if (state().kind == task_kind::root) {
+    } else if (state.kind == task_kind::root) {
       static_cast<root_result<T>*>(root)->value.emplace(std::forward<U>(value));
     }
   }

@@ -84,10 +84,12 @@ TEST(DeepRecursion, AChainOfStolenTasksWaitingAtTheirImplicitJoinFinishesOnASmal
   EXPECT_GE(steals, static_cast<std::uint64_t>(depth));
 }
 
-// A frame that opens a stacklet is freed by its final suspend's slow path, which moves the stack back to the
-// stacklet below; every other frame by a single store (stack.md "The block prefix"). So after chains that
-// cross stacklet boundaries have returned, the worker's stack must be exactly as before, however many
-// boundaries the returns crossed: each depth below ends at a different offset within its last stacklet.
+// A task's final suspend frees its frame on its fast path (segmented_stack::deallocate_last), which must move
+// the stack back to the stacklet below when the frame was the first of its stacklet (stack.md "Allocation and
+// deallocation"). So after chains that cross stacklet boundaries have returned, the worker's stack must be
+// exactly as before, however many boundaries the returns crossed: each depth below ends at a different offset
+// within its last stacklet. (Written for an experiment that moved that test into a flag the allocator sets,
+// docs/performance.md "A block prefix": with the flag never set this test crashed.)
 struct stack_usage {
   std::size_t before = 0;
   std::size_t after = 0;

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -67,11 +66,8 @@ using fj::detail::segmented_stack;
 using fj::detail::stack_memory;
 
 constexpr std::size_t c = segmented_stack::k_stacklet_header_bytes;
-// Every block takes its prefix (frame.hpp: frame_prefix) in front of it.
-constexpr std::size_t pre = fj::detail::k_block_prefix_bytes;
 constexpr std::size_t first_block = segmented_stack::k_first_stacklet_bytes;
-// The largest block that fits an empty bottom stacklet.
-constexpr std::size_t first_capacity = first_block - c - pre;
+constexpr std::size_t first_capacity = first_block - c;
 
 std::uint64_t new_calls() {
   // relaxed: see g_operator_new_calls.
@@ -81,9 +77,6 @@ std::uint64_t new_calls() {
 std::size_t rounded(std::size_t n) {
   return (std::max<std::size_t>(n, 1) + k_frame_align - 1) / k_frame_align * k_frame_align;
 }
-
-// The bytes a block of n takes on its stacklet.
-std::size_t footprint(std::size_t n) { return rounded(n) + pre; }
 
 bool aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % k_frame_align == 0; }
 
@@ -170,7 +163,7 @@ TEST(SegmentedStack, ZeroByteAllocationsAreDistinct) {
   void* a = s.allocate(0);
   void* b = s.allocate(0);
   EXPECT_NE(a, b);
-  EXPECT_EQ(s.used_bytes(), 2 * footprint(0));
+  EXPECT_EQ(s.used_bytes(), 2 * k_frame_align);
   s.deallocate(b, 0);
   s.deallocate(a, 0);
   EXPECT_TRUE(s.empty());
@@ -192,11 +185,11 @@ TEST(SegmentedStack, RandomLifoWorkloadKeepsContentsAndTracksUsage) {
       const std::size_t n = percent(rng) < 3 ? large(rng) : small(rng);
       live.push_back(push(s, n, static_cast<unsigned>(step)));
       ASSERT_TRUE(aligned(live.back().p));
-      model_used += footprint(n);
+      model_used += rounded(n);
     } else {
       ASSERT_TRUE(intact(live.back())) << "step " << step;
       s.deallocate(live.back().p, live.back().n);
-      model_used -= footprint(live.back().n);
+      model_used -= rounded(live.back().n);
       live.pop_back();
     }
     ASSERT_EQ(s.used_bytes(), model_used);
@@ -211,49 +204,6 @@ TEST(SegmentedStack, RandomLifoWorkloadKeepsContentsAndTracksUsage) {
   EXPECT_EQ(s.used_bytes(), 0u);
 }
 
-// The allocator fills in every block's prefix: the stack's address, and a state that is zero except for
-// opens_stacklet on the first block of a stacklet other than the bottom one (a task's final suspend frees
-// its frame with a single store unless that flag sends it to the slow path, stack.md "The block prefix").
-TEST(SegmentedStack, EachBlockIsPrecededByItsPrefixAndOnlyABlockOpeningAStackletAboveTheBottomIsMarked) {
-  using fj::detail::frame_prefix;
-  using fj::detail::frame_state;
-  segmented_stack s;
-  auto prefix_of = [](void* p) {
-    return *std::launder(reinterpret_cast<frame_prefix*>(static_cast<std::byte*>(p) - pre));
-  };
-  auto word = [](frame_state st) { return std::bit_cast<std::uint64_t>(st); };
-  const std::uint64_t plain = word(frame_state{});
-  const std::uint64_t opens = word(frame_state{.opens_stacklet = true});
-  std::vector<block> live;
-  live.push_back(push(s, 64, 1));  // opens the bottom stacklet: not marked, freeing it moves nowhere
-  EXPECT_EQ(prefix_of(live.back().p).home, &s);
-  EXPECT_EQ(word(prefix_of(live.back().p).state), plain);
-  live.push_back(push(s, first_capacity - footprint(64), 2));  // fills the bottom stacklet
-  EXPECT_EQ(word(prefix_of(live.back().p).state), plain);
-  for (unsigned round = 0; round < 3; ++round) {  // a new stacklet, then the cached one
-    live.push_back(push(s, 100, 3 + round));
-    EXPECT_EQ(prefix_of(live.back().p).home, &s);
-    EXPECT_EQ(word(prefix_of(live.back().p).state), opens) << "round " << round;
-    live.push_back(push(s, 100, 7 + round));
-    EXPECT_EQ(word(prefix_of(live.back().p).state), plain) << "round " << round;
-    for (int i = 0; i < 2; ++i) {
-      ASSERT_TRUE(intact(live.back()));
-      s.deallocate(live.back().p, live.back().n);
-      live.pop_back();
-    }
-  }
-  while (!live.empty()) {
-    ASSERT_TRUE(intact(live.back()));
-    s.deallocate(live.back().p, live.back().n);
-    live.pop_back();
-  }
-  EXPECT_TRUE(s.empty());
-  // An emptied bottom stacklet is refilled by the fast path: its first block again is not marked.
-  void* again = s.allocate(32);
-  EXPECT_EQ(word(prefix_of(again).state), plain);
-  s.deallocate(again, 32);
-}
-
 TEST(SegmentedStack, GrowthDoublesStackletSizes) {
   segmented_stack s;
   std::vector<block> live;
@@ -265,7 +215,7 @@ TEST(SegmentedStack, GrowthDoublesStackletSizes) {
     live.push_back(push(s, 16, 2 * i));  // does not fit: a new stacklet twice the previous one
     const std::size_t grown = s.reserved_bytes() - before;
     EXPECT_EQ(grown, 2 * previous);
-    live.push_back(push(s, grown - c - footprint(16) - pre, 2 * i + 1));  // fill it exactly
+    live.push_back(push(s, grown - c - 16, 2 * i + 1));  // fill it exactly
     EXPECT_EQ(s.reserved_bytes(), before + grown);
     previous = grown;
   }
@@ -282,7 +232,7 @@ TEST(SegmentedStack, AllocationLargerThanTheDoubledSizeGetsAStackletOfItsOwnSize
   const std::size_t before = s.reserved_bytes();
   const std::size_t big = 1 << 20;
   block b = push(s, big, 2);
-  EXPECT_EQ(s.reserved_bytes() - before, big + c + pre);
+  EXPECT_EQ(s.reserved_bytes() - before, big + c);
   EXPECT_TRUE(aligned(b.p));
   ASSERT_TRUE(intact(b));
   s.deallocate(b.p, b.n);
@@ -312,9 +262,9 @@ TEST(SegmentedStack, KeepsAtMostOneCachedStacklet) {
   segmented_stack s;
   std::vector<block> live;
   live.push_back(push(s, first_capacity, 0));
-  live.push_back(push(s, 2 * first_block - c - pre, 1));  // fills the 2nd stacklet
-  live.push_back(push(s, 4 * first_block - c - pre, 2));  // fills the 3rd
-  live.push_back(push(s, 16, 3));                         // on the 4th (8 x first)
+  live.push_back(push(s, 2 * first_block - c, 1));  // fills the 2nd stacklet
+  live.push_back(push(s, 4 * first_block - c, 2));  // fills the 3rd
+  live.push_back(push(s, 16, 3));                   // on the 4th (8 x first)
   EXPECT_EQ(s.reserved_bytes(), 15 * first_block);
   s.deallocate(live.back().p, live.back().n);
   live.pop_back();
@@ -334,8 +284,8 @@ TEST(SegmentedStack, KeepsAtMostOneCachedStacklet) {
 TEST(SegmentedStack, HotSplittingAcrossAStackletBoundaryAllocatesNothingAfterWarmUp) {
   if (!fj::test::can_replace_global_new) GTEST_SKIP() << "the sanitizer runtime owns operator new";
   segmented_stack s;
-  block below = push(s, first_capacity - footprint(32), 1);  // leaves room for a block of 32 bytes
-  block edge = push(s, 32, 2);                               // now full
+  block below = push(s, first_capacity - 32, 1);  // leaves 32 bytes on the bottom stacklet
+  block edge = push(s, 32, 2);                    // now full
   {
     void* warm = s.allocate(64);  // crosses into a new stacklet
     s.deallocate(warm, 64);       // back again; the new stacklet becomes the cache
@@ -424,16 +374,15 @@ TEST(SegmentedStack, MemoryHeldStaysWithinTheBoundForRandomWorkloads) {
 TEST(SegmentedStack, AdversarialSequenceExceedsFourMButStaysWithinTheProvenBound) {
   segmented_stack s;
   const std::size_t k = std::size_t{1} << 22;
-  const std::size_t kc = k + c + pre;
-  void* a = s.allocate(k);                                    // a stacklet of exactly kc (bottom stays empty)
-  void* b = s.allocate(16);                                   // the next one: 2 kc
-  void* fill = s.allocate(2 * kc - c - footprint(16) - pre);  // fills it
-  void* top = s.allocate(16);                                 // the next one: 4 kc
-  s.deallocate(top, 16);                                      // emptied, twice the one below: cached
-  s.deallocate(fill, 2 * kc - c - footprint(16) - pre);
+  void* a = s.allocate(k);                        // a stacklet of exactly k + c (bottom stays empty)
+  void* b = s.allocate(16);                       // the next one: 2(k + c)
+  void* fill = s.allocate(2 * (k + c) - c - 16);  // fills it
+  void* top = s.allocate(16);                     // the next one: 4(k + c)
+  s.deallocate(top, 16);                          // emptied, twice the one below: cached
+  s.deallocate(fill, 2 * (k + c) - c - 16);
   const std::size_t used = s.used_bytes();
   const auto held = static_cast<double>(s.reserved_bytes());
-  EXPECT_EQ(used, footprint(k) + footprint(16));
+  EXPECT_EQ(used, k + 16);
   EXPECT_GT(held, theorem1_form(used));
   EXPECT_GT(held, 6.9 * static_cast<double>(used));
   EXPECT_LE(held, proven_bound(used));
@@ -481,7 +430,7 @@ TEST(SegmentedStack, ImpossibleSizeThrowsBadAllocAndLeavesTheStackUnchanged) {
     EXPECT_EQ(s.used_bytes(), used);
   }
   block b = push(s, 100, 2);
-  EXPECT_EQ(b.p, a.p + footprint(100));
+  EXPECT_EQ(b.p, a.p + rounded(100));
   ASSERT_TRUE(intact(b));
   ASSERT_TRUE(intact(a));
   s.deallocate(b.p, b.n);
@@ -520,8 +469,8 @@ TEST(SegmentedStack, GrowthBeyondTheBudgetThrowsANamedErrorAndLeavesTheFramesUnc
   // The bottom stacklet and the next (twice its size) fit; the third does not.
   std::size_t const budget = 3 * first_block;
   fj::detail::stack_budget_scope scope(budget);
-  block a = push(s, first_capacity, 1);             // fills the bottom stacklet
-  block b = push(s, 2 * first_block - c - pre, 2);  // fills the second
+  block a = push(s, first_capacity, 1);       // fills the bottom stacklet
+  block b = push(s, 2 * first_block - c, 2);  // fills the second
   const std::size_t used = s.used_bytes();
   EXPECT_EQ(s.reserved_bytes(), budget);
   try {

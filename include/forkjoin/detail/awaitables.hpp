@@ -33,7 +33,7 @@ struct runtime_awaitable {};
 // that the compiler does not merge its counter increment with the push's store of bottom (which cost the push
 // an instruction).
 FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
-  child->state().kind = task_kind::call;
+  child->state.kind = task_kind::call;
   worker_counters::bump(tls_worker->counters.forks_run_as_calls);
 }
 
@@ -92,9 +92,9 @@ class [[nodiscard]] spawn_awaitable : public runtime_awaitable {
     }
     child->parent_address = parent.address();
     if constexpr (Fork) {
-      // The child is fresh (kind call, nothing else set but has_destructors and opens_stacklet): adding the
-      // kind in the whole eight-byte word keeps them without a separate load, and lets the final suspend's
-      // load of the word be forwarded from this store (a byte store in between would stall it).
+      // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole
+      // eight-byte word keeps has_destructors without a separate load, and lets the final suspend's load of
+      // the word be forwarded from this store (a byte store in between would stall it).
       static_assert(k_fork_state - k_call_state == static_cast<std::uint64_t>(task_kind::fork));
       child->set_state_word(child->state_word() + static_cast<std::uint64_t>(task_kind::fork));
       // LIFETIME: after this push the parent (and this awaiter) may be resumed by a thief.
@@ -143,7 +143,7 @@ struct join_steps {
 // time (fj-overhead T1/Ts-out 4.57-4.65 -> 4.44-4.48, interleaved runs of one binary layout).
 class joinable_frame : public frame {
  public:
-  joinable_frame() noexcept = default;
+  using frame::frame;
   joinable_frame(const joinable_frame&) = delete;
   joinable_frame& operator=(const joinable_frame&) = delete;
   joinable_frame(joinable_frame&&) = delete;
@@ -183,14 +183,13 @@ struct final_awaiter {
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
     frame* const self = &h.promise();
     // Stolen since its last join (children may still run: join implicitly), a root, parameters with
-    // destructors, the first frame of its stacklet (frame_state), or a pending child exception: all take the
-    // out-of-line path.
+    // destructors (frame_state), or a pending child exception: all take the out-of-line path.
     std::uint64_t const state = self->state_word();
     if ((state != k_call_state && state != k_fork_state) || self->exception) [[unlikely]] {
       return transfer(final_slow(h));
     }
     std::coroutine_handle<> const parent = self->parent();
-    self->home()->deallocate_last(h.address());  // not opens_stacklet: a store
+    self->home->deallocate_last(h.address());
     if (state == k_call_state) return transfer(parent);
     if (tls_owner.pop_discard()) [[likely]]
       return transfer(parent);

@@ -1,18 +1,14 @@
 #pragma once
-// The type-erased state every task carries: in the prefix its stack allocator writes in front of the
-// coroutine (which segmented stack it lives on, and the state its final suspend tests), and at the start of
-// its promise (who its parent is, its split join counter and its first-exception slot). The protocol that
-// uses these fields is docs/protocols/join.md; the ownership of `home` and the prefix are
-// docs/protocols/stack.md.
+// The type-erased state every task carries at the start of its promise: who its parent is, which segmented
+// stack it lives on, its split join counter and its first-exception slot. The protocol that uses these fields
+// is docs/protocols/join.md; the ownership of `home` is docs/protocols/stack.md.
 
 #include <atomic>
 #include <bit>
 #include <coroutine>
-#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
-#include <new>
 
 namespace fj::detail {
 
@@ -28,7 +24,7 @@ enum class task_kind : std::uint8_t {
 
 // Initial value K of the split join counter (join.md §2). The counter is unsigned arithmetic modulo 2^32 and
 // returns to K exactly at the last arrival whatever K is; 0 lets the frame's constructor set it together with
-// the zeroed field next to it.
+// the zeroed fields next to it.
 inline constexpr std::uint32_t k_join_init = 0;
 
 // What a task's final suspend must check before it may take the fast path, in eight bytes that it reads with
@@ -43,10 +39,7 @@ struct frame_state {
   // constructor, which sees the parameters). Without one, the final suspend's fast path only frees the
   // frame's memory and skips the indirect call to the coroutine's destroy function.
   bool has_destructors = false;
-  // The frame is the first block of a stacklet other than the bottom one (set by the stack's allocator):
-  // freeing it must move the stack back to the stacklet below, which the fast path's free does not do
-  // (stack.md "The block prefix").
-  bool opens_stacklet = false;
+  std::uint8_t unused = 0;
   // Times this frame's continuation was stolen since its last join. Only the worker running the continuation
   // touches it: thieves increment it right after a successful steal, before resuming.
   std::uint32_t steals = 0;
@@ -54,23 +47,10 @@ struct frame_state {
 static_assert(sizeof(frame_state) == sizeof(std::uint64_t), "frame_state must be read with one load");
 
 // The two states that take the final suspend's fast path: a call or a fork, never stolen since the last join,
-// without parameter destructors, not the first frame of its stacklet.
+// without parameter destructors.
 inline constexpr std::uint64_t k_call_state = std::bit_cast<std::uint64_t>(frame_state{});
 inline constexpr std::uint64_t k_fork_state =
     std::bit_cast<std::uint64_t>(frame_state{.kind = task_kind::fork});
-
-// The bytes in front of every block of a segmented stack, written by its allocator (segmented_stack::
-// allocate) before the block's owner constructs anything in the block. For a task they hold what the final
-// suspend's fast path reads: the allocator already has the stack's address in a register and knows whether
-// the block opens a stacklet, so initializing them there costs two stores, where the promise's constructor
-// would reload the thread-local stack pointer and the fast path would test for an emptied stacklet.
-struct frame_prefix {
-  segmented_stack* home;  // the segmented stack the block was allocated on
-  alignas(std::uint64_t) frame_state state;
-};
-// A multiple of every alignment a block may need, so that blocks stay aligned after their prefixes.
-inline constexpr std::size_t k_block_prefix_bytes =
-    (sizeof(frame_prefix) + __STDCPP_DEFAULT_NEW_ALIGNMENT__ - 1) & ~(__STDCPP_DEFAULT_NEW_ALIGNMENT__ - 1);
 
 struct frame {
   union {
@@ -80,39 +60,30 @@ struct frame {
     void* parent_address;
     root_base* root;  // kind root
   };
+  segmented_stack* home;  // the segmented stack this frame was allocated on
 
   // Split join counter (join.md §2). Starts at k_join_init; each child that returns to a stolen parent
   // subtracts 1, the parent subtracts (k_join_init - steals) at its join (all modulo 2^32). Whoever brings it
   // back to k_join_init continues the parent.
   std::atomic<std::uint32_t> joins{k_join_init};
   // First-exception slot: whoever wins this flag writes `exception`; losers drop theirs (join.md §5).
-  // (Four bytes, not a bool: with joins it fills eight bytes, which with `exception` the constructor zeroes
-  // with one sixteen-byte store.)
+  // (Four bytes, not a bool: with joins it fills eight bytes that the constructor zeroes with one store.)
   std::atomic<std::uint32_t> exception_claimed{0};
+  alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
 
   // parent/root is left for its writer (the fork/call awaiter or sync_wait): it is written before anyone
-  // reads it, and skipping a store per task is measurable on fork-heavy code. The prefix is the allocator's.
-  frame() noexcept = default;
+  // reads it, and skipping a store per task is measurable on fork-heavy code.
+  explicit frame(segmented_stack* h) noexcept : home(h) {}
 
   [[nodiscard]] std::coroutine_handle<> parent() const noexcept {
     return std::coroutine_handle<>::from_address(parent_address);
   }
 
-  // The prefix in front of this frame's coroutine: a task's coroutine starts at the block its operator new
-  // got from the stack (the handle's address is that block's address with clang and g++; checked builds
-  // check it at every fork and call, segmented_stack::may_be_top).
-  [[nodiscard]] frame_prefix& prefix() const noexcept {
-    return *std::launder(
-        reinterpret_cast<frame_prefix*>(static_cast<std::byte*>(handle().address()) - k_block_prefix_bytes));
-  }
-  [[nodiscard]] frame_state& state() const noexcept { return prefix().state; }
-  [[nodiscard]] segmented_stack* home() const noexcept { return prefix().home; }
-
-  [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state()); }
+  [[nodiscard]] std::uint64_t state_word() const noexcept { return std::bit_cast<std::uint64_t>(state); }
   // One eight-byte store (not one per field), so that state_word() can be forwarded from it.
   void set_state_word(std::uint64_t word) noexcept {
-    std::memcpy(static_cast<void*>(&state()), &word, sizeof word);
+    std::memcpy(static_cast<void*>(&state), &word, sizeof word);
   }
 
   // The coroutine whose promise this frame is. Every promise is a frame at offset 0 with the frame's

@@ -372,7 +372,7 @@ class pool_core {
   void run_submission(worker_context& w, submission* s) {
     frame* task = s->task;  // LIFETIME: `s` may die once the task runs
     become_active(w);
-    take_stack(task->home());
+    take_stack(task->home);
     worker_counters::bump(w.counters.submissions_run);
     run_from_scheduler(task->handle());
     become_thief(w);
@@ -420,7 +420,7 @@ class pool_core {
 
   void run_stolen(worker_context& self, std::coroutine_handle<> continuation) {
     // This worker now runs the continuation; steals is owned by whoever runs it (frame.hpp).
-    ++frame_of(continuation)->state().steals;
+    ++frame_of(continuation)->state.steals;
     worker_counters::bump(self.counters.steals);
     become_active(self);
     run_from_scheduler(continuation);

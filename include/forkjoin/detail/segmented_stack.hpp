@@ -5,12 +5,8 @@
 // A stack is a doubly linked list of stacklets: heap blocks that start with a small header (stacklet below)
 // followed by the region frames are bumped into. The current stacklet's stack pointer, base and limit are
 // copied into the segmented_stack object itself, so the hot paths touch no header:
-//   allocate:   load sp, compare with limit, store sp + n, write the block's prefix (two stores).
-//   deallocate: store sp = p, then one predictable branch for "the stacklet became empty"; a task's final
-//               suspend frees its frame with the store alone (deallocate_last), its prefix having told it
-//               whether the frame opened its stacklet.
-// Every block is preceded by a prefix of k_block_prefix_bytes (frame.hpp: frame_prefix) that the allocator
-// fills in: which stack the block is on, and a frame state that is zero except for opens_stacklet.
+//   allocate:   load sp, compare with limit, store sp + n.
+//   deallocate: store sp = p, then one predictable branch for "the stacklet became empty".
 // Everything else (a new stacklet, the cache, moving back, accounting, errors) is out of line and cold.
 //
 // Deviations from the paper, each argued in stack.md:
@@ -35,7 +31,6 @@
 #include <utility>
 
 #include "forkjoin/detail/fault_injection.hpp"
-#include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
 
@@ -190,10 +185,9 @@ class segmented_stack {
     }
   }
 
-  // Returns n bytes aligned to k_frame_align (n is rounded up to a multiple of it; 0 counts as 1), preceded
-  // by a frame_prefix naming this stack, its state zero but for opens_stacklet. Throws std::bad_alloc if a
-  // new stacklet is needed and cannot be made, fj::stack_budget_error if it would take the stack over
-  // tls_stack_budget; the stack's frames are unchanged either way.
+  // Returns n bytes aligned to k_frame_align (n is rounded up to a multiple of it; 0 counts as 1).
+  // Throws std::bad_alloc if a new stacklet is needed and cannot be made, fj::stack_budget_error if it would
+  // take the stack over tls_stack_budget; the stack's frames are unchanged either way.
   [[nodiscard]] void* allocate(std::size_t n) {
     fault_injection::before_frame_allocation();
     // The test is "the new top is within the limit": one compare of the value that is then stored (a frame's
@@ -201,9 +195,8 @@ class segmented_stack {
     // sending it to the slow path; n below k_fast_bytes cannot wrap the address (or round_up). Addresses
     // are compared as integers: the no_worker() stack's null sp_ must not be offset as a pointer.
     std::uintptr_t const top = reinterpret_cast<std::uintptr_t>(sp_);
-    if (n - 1 < k_fast_bytes &&
-        top + round_up(n) + k_block_prefix_bytes <= reinterpret_cast<std::uintptr_t>(limit_)) [[likely]] {
-      return bump(n, round_up(n), false);
+    if (n - 1 < k_fast_bytes && top + round_up(n) <= reinterpret_cast<std::uintptr_t>(limit_)) [[likely]] {
+      return bump(n, round_up(n));
     }
     void* const p = try_allocate_slow(n);
     if (p == nullptr) [[unlikely]]
@@ -225,22 +218,15 @@ class segmented_stack {
   }
 
   // Frees p, the last allocation still live, whatever its size: for a frame whose size only its compiler-made
-  // destroy function knows. p must not open its stacklet (its prefix's opens_stacklet is false): the stack
-  // stays on the current stacklet, so this is a single store in release builds.
+  // destroy function knows.
   void deallocate_last(void* p) noexcept {
     auto* const q = static_cast<std::byte*>(p);
     if constexpr (k_stack_checks) {
       if (!(q >= base_ && q < sp_)) [[unlikely]] {
         invariant_broken("segmented_stack::deallocate_last of a block outside the current stacklet");
       }
-      if (q == base_ && cur_->prev != nullptr) [[unlikely]] {
-        invariant_broken("segmented_stack::deallocate_last of the block that opens its stacklet");
-      }
     }
-    poison(q - k_block_prefix_bytes, static_cast<std::size_t>(sp_ - q));
-    fault_injection::frame_freed();
-    sp_ = q;
-    if constexpr (k_stack_checks) newest_ = nullptr;
+    free_top(q);
   }
 
   // For a block that must be freed by a thread that does not own this stack: an fj::scratch array destroyed
@@ -278,7 +264,7 @@ class segmented_stack {
   // True if [p, p + n) is the last allocation still live: the only block deallocate() may free next.
   [[nodiscard]] bool is_last(const void* p, std::size_t n) const noexcept {
     const auto* const q = static_cast<const std::byte*>(p);
-    return q >= base_ && q + round_up(n == 0 ? 1 : n) + k_block_prefix_bytes == sp_;
+    return q >= base_ && q + round_up(n == 0 ? 1 : n) == sp_;
   }
 
   // Checked builds (k_stack_checks) only: false if the block at p is certainly not the top allocation (it is
@@ -294,7 +280,7 @@ class segmented_stack {
     return sp_ == base_;
   }
 
-  // Bytes allocated now, each allocation counted rounded up to k_frame_align, plus its prefix.
+  // Bytes allocated now, each allocation counted rounded up to k_frame_align.
   [[nodiscard]] std::size_t used_bytes() const noexcept {
     return used_below_ + static_cast<std::size_t>(sp_ - base_);
   }
@@ -357,7 +343,7 @@ class segmented_stack {
     // storage of -1 bytes.
     // NOLINTNEXTLINE(clang-analyzer-cplusplus.PlacementNew)
     auto* const s = ::new (mem) stacklet{prev, nullptr, nullptr, static_cast<std::byte*>(mem) + bytes};
-    s->sp = s->base() + k_block_prefix_bytes;
+    s->sp = s->base();
     poison(s->base(), s->capacity());
     reserved_ += bytes;
     stack_memory::add(bytes);
@@ -408,24 +394,21 @@ class segmented_stack {
       throw std::bad_alloc();
     }
     const std::size_t need = round_up(want);
-    if (need > ~std::size_t{0} - k_block_prefix_bytes) {
-      throw std::bad_alloc();
-    }
 
     if (cur_ == nullptr) {
       cur_ = make_stacklet(k_first_stacklet_bytes, nullptr, want);
-      enter(cur_);
+      base_ = sp_ = cur_->base();
+      limit_ = cur_->limit;
     }
-    // A request of k_fast_bytes or more comes here even when it fits. The current stacklet is the bottom one
-    // or holds a block already (pop_stacklet leaves an emptied one at once), so this block opens nothing.
-    if (need + k_block_prefix_bytes <= static_cast<std::size_t>(limit_ - sp_)) {
-      return bump(want, need, false);
+    // A request of k_fast_bytes or more comes here even when it fits.
+    if (need <= static_cast<std::size_t>(limit_ - sp_)) {
+      return bump(want, need);
     }
 
     // The request does not fit the current stacklet: continue on the cache if it fits, else on a new one.
     stacklet* next = cur_->next;
-    if (next == nullptr || next->capacity() < need + k_block_prefix_bytes) {
-      const std::size_t bytes = grown_size(cur_->block_bytes(), need + k_block_prefix_bytes);
+    if (next == nullptr || next->capacity() < need) {
+      const std::size_t bytes = grown_size(cur_->block_bytes(), need);
       if (next != nullptr) {
         cur_->next = nullptr;
         release(next);
@@ -436,33 +419,24 @@ class segmented_stack {
     cur_->sp = sp_;
     used_below_ += static_cast<std::size_t>(sp_ - base_);
     cur_ = next;
-    enter(next);
-    return bump(want, need, true);
+    base_ = sp_ = next->base();
+    limit_ = next->limit;
+    return bump(want, need);
   }
 
-  // Makes `s` the current stacklet, empty. sp_, base_ and limit_ are offset by the prefix: sp_ is where the
-  // next block starts (its prefix lies just below), and limit_ the largest value sp_ may take.
-  void enter(stacklet* s) noexcept {
-    base_ = sp_ = s->base() + k_block_prefix_bytes;
-    limit_ = s->limit + k_block_prefix_bytes;
-  }
-
-  // Allocates at the top: `need` bytes (want rounded up) and the prefix, which the caller checked fit the
-  // current stacklet.
-  void* bump(std::size_t want, std::size_t need, bool opens_stacklet) noexcept {
+  // Allocates at the top: `need` bytes (want rounded up), which the caller checked fit the current stacklet.
+  void* bump(std::size_t want, std::size_t need) noexcept {
     std::byte* const p = sp_;
-    sp_ = p + need + k_block_prefix_bytes;
-    unpoison(p - k_block_prefix_bytes, k_block_prefix_bytes + want);
-    ::new (static_cast<void*>(p - k_block_prefix_bytes))
-        frame_prefix{.home = this, .state = frame_state{.opens_stacklet = opens_stacklet}};
+    sp_ = p + need;
+    unpoison(p, want);
     if constexpr (k_stack_checks) newest_ = p;
     fault_injection::frame_allocated();
     return p;
   }
 
-  // Frees everything from q (a block's start in the current stacklet) to the top, prefix included.
+  // Frees everything from q (a block's start in the current stacklet) to the top.
   void free_top(std::byte* q) noexcept {
-    poison(q - k_block_prefix_bytes, static_cast<std::size_t>(sp_ - q));
+    poison(q, static_cast<std::size_t>(sp_ - q));
     fault_injection::frame_freed();
     sp_ = q;
     if constexpr (k_stack_checks) newest_ = nullptr;
@@ -486,8 +460,7 @@ class segmented_stack {
       freed = false;
       for (abandoned_block** link = &abandoned_; *link != nullptr; link = &(*link)->next) {
         abandoned_block* const node = *link;
-        if (reinterpret_cast<std::byte*>(node + 1) + k_block_prefix_bytes != sp_ || node->begin < base_)
-          continue;
+        if (reinterpret_cast<std::byte*>(node + 1) != sp_ || node->begin < base_) continue;
         *link = node->next;
         free_top(node->begin);
         freed = true;
@@ -515,13 +488,13 @@ class segmented_stack {
       release(emptied);
     }
     cur_ = below;
-    base_ = below->base() + k_block_prefix_bytes;
+    base_ = below->base();
     sp_ = below->sp;
-    limit_ = below->limit + k_block_prefix_bytes;
+    limit_ = below->limit;
     used_below_ -= static_cast<std::size_t>(sp_ - base_);
   }
 
-  // Hot state first: the current stacklet's stack pointer and bounds, each offset by the prefix (enter()).
+  // Hot state first: the current stacklet's stack pointer and bounds.
   std::byte* sp_ = nullptr;
   std::byte* limit_ = nullptr;
   std::byte* base_ = nullptr;

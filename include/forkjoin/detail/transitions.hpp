@@ -95,7 +95,7 @@ inline void deliver_exception(frame* target, std::exception_ptr e) noexcept {
 // After a completed join: restore the counter for the next fork-join scope. Only the worker running the frame
 // touches it now.
 inline void reset_join(frame* self) noexcept {
-  self->state().steals = 0;
+  self->state.steals = 0;
   // relaxed: no other thread can reach this counter until a later steal, which synchronizes through the
   // deque.
   self->joins.store(k_join_init, std::memory_order_relaxed);  // model: join.reset
@@ -107,8 +107,8 @@ inline void reset_join(frame* self) noexcept {
 // handle: frame_of explains why.)
 FJ_DETAIL_SLOW_PATH inline bool arrive_at_join(std::coroutine_handle<> h) noexcept {
   frame* const self = frame_of(h);
-  segmented_stack* const home = self->home();
-  std::uint32_t const ours = k_join_init - self->state().steals;
+  segmented_stack* const home = self->home;
+  std::uint32_t const ours = k_join_init - self->state.steals;
   segmented_stack* const current = tls_stack;
   chaos_point();
   // LIFETIME: after this fetch_sub the last child may resume or finish `self` on another worker; read nothing
@@ -128,8 +128,8 @@ FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(std::coroutine_handle<> h) 
   frame* const self = frame_of(h);
   // acquire: pairs with the release fetch_sub of each child that returned to this stolen frame.
   if (self->joins.load(std::memory_order_acquire) ==
-      k_join_init - self->state().steals) {  // model: join.ready.load
-    take_stack(self->home());
+      k_join_init - self->state.steals) {  // model: join.ready.load
+    take_stack(self->home);
     reset_join(self);
     return true;
   }
@@ -140,7 +140,7 @@ FJ_DETAIL_SLOW_PATH inline bool stolen_join_is_ready(std::coroutine_handle<> h) 
 // (then the join is reset).
 [[gnu::always_inline]] inline bool join_is_ready(frame* self) noexcept {
   // The analyzer does not see a coroutine's promise constructed in its frame, so it takes steals for garbage.
-  if (self->state().steals == 0) [[likely]]  // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
+  if (self->state.steals == 0) [[likely]]  // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
     return true;
   return stolen_join_is_ready(self->handle());
 }
@@ -164,7 +164,7 @@ inline void acquire_fence_unless_tsan() noexcept {
 // Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen. True if it
 // was the last of the parent's children to return: the caller then owns the parent and its stack.
 inline bool returned_last(frame* parent) noexcept {
-  segmented_stack* const home = parent->home();
+  segmented_stack* const home = parent->home;
   segmented_stack* const current = tls_stack;
   chaos_point();
   // LIFETIME: after this fetch_sub the parent may be resumed (and freed) by another worker.
@@ -189,7 +189,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(
     std::coroutine_handle<> parent_coroutine) noexcept {
   frame* const parent = frame_of(parent_coroutine);
   if (!returned_last(parent)) return std::noop_coroutine();
-  if (parent->state().at_final) [[unlikely]]
+  if (parent->state.at_final) [[unlikely]]
     return finish(parent);
   return resume_at_join(parent);
 }
@@ -200,7 +200,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(
 // chain of a million such frames needs no OS stack (join.md §4).
 [[gnu::noinline]] inline std::coroutine_handle<> finish(frame* self) noexcept {
   for (;;) {
-    task_kind const kind = self->state().kind;
+    task_kind const kind = self->state.kind;
     frame* const parent = kind == task_kind::root ? nullptr : frame_of(self->parent());
     root_base* const root = kind == task_kind::root ? self->root : nullptr;
     std::exception_ptr e = std::move(self->exception);
@@ -213,7 +213,7 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(
         if (e) deliver_exception(parent, std::move(e));
         if (tls_owner.pop_discard()) return parent->handle();
         if (!returned_last(parent)) return std::noop_coroutine();
-        if (!parent->state().at_final) return resume_at_join(parent);
+        if (!parent->state.at_final) return resume_at_join(parent);
         self = parent;  // the parent was waiting at its final suspend for us: finish it here
         continue;
       case task_kind::root:
@@ -230,8 +230,8 @@ FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> return_to_stolen_parent(
 // still run: join implicitly, as Cilk does) or a child's exception is waiting to be passed up.
 FJ_DETAIL_SLOW_PATH inline std::coroutine_handle<> final_slow(std::coroutine_handle<> h) noexcept {
   frame* const self = frame_of(h);
-  if (self->state().steals != 0) {
-    self->state().at_final = true;
+  if (self->state.steals != 0) {
+    self->state.at_final = true;
     if (!join_is_ready(self) && !arrive_at_join(h)) return std::noop_coroutine();
   }
   return finish(self);
