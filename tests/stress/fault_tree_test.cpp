@@ -483,6 +483,9 @@ class TotalsPrinter : public ::testing::Environment {
 
 // Not a test of forkjoin: proves that the sanitizer presets' leak check fails a run that leaks (ctest runs it
 // as stress.fault_tree_test_leak_is_caught in the asan presets and expects LeakSanitizer's report).
+// tests/CMakeLists.txt recognises the leak without a symbolizer by the size of the bottom stacklet.
+static_assert(fj::detail::segmented_stack::k_first_stacklet_bytes == 4096,
+              "update the leak test's pass pattern in tests/CMakeLists.txt (\"Indirect leak of 4096 byte\")");
 [[gnu::noinline]] void leak_a_stack_with_a_frame() {
   auto* stack = new fj::detail::segmented_stack();
   // The leak is the point.

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -90,35 +91,37 @@ TEST(DeepRecursion, AChainOfStolenTasksWaitingAtTheirImplicitJoinFinishesOnASmal
 // exactly as before, however many boundaries the returns crossed: each depth below ends at a different offset
 // within its last stacklet. (Written for an experiment that moved that test into a flag the allocator sets,
 // docs/performance.md "A block prefix": with the flag never set this test crashed.)
-struct stack_usage {
-  std::size_t before = 0;
-  std::size_t after = 0;
+struct chain_run {
+  int depth = 0;
+  long result = 0;
+  std::size_t before = 0;  // the worker's stack usage before the chain
+  std::size_t after = 0;   // and after it returned
 };
 
-fj::task<void> chains_of_depths(std::vector<stack_usage>* usage, bool forked) {
-  for (std::size_t i = 0; i < usage->size(); ++i) {
-    int const depth = static_cast<int>(100 + 97 * i);
-    (*usage)[i].before = fj::detail::tls_stack->used_bytes();
-    long r = 0;
+fj::task<void> chains_of_depths(std::vector<chain_run>* runs, bool forked) {
+  for (chain_run& run : *runs) {
+    run.before = fj::detail::tls_stack->used_bytes();
     if (forked) {
-      co_await fj::fork(&r, fork_chain, depth);
+      co_await fj::fork(&run.result, fork_chain, run.depth);
       co_await fj::join;
     } else {
-      co_await fj::call(&r, call_chain, depth);
+      co_await fj::call(&run.result, call_chain, run.depth);
     }
-    (*usage)[i].after = r == depth ? fj::detail::tls_stack->used_bytes() : 0;
+    run.after = fj::detail::tls_stack->used_bytes();
   }
 }
 
 TEST(DeepRecursion, ReturnsAcrossStackletBoundariesLeaveTheStackAsItWas) {
   fj::unit_pool pool;
   for (bool const forked : {false, true}) {
-    std::vector<stack_usage> usage(40);
-    fj::sync_wait(pool, chains_of_depths, &usage, forked);
-    for (std::size_t i = 0; i < usage.size(); ++i) {
-      EXPECT_GT(usage[i].before, 0u);
-      EXPECT_EQ(usage[i].after, usage[i].before)
-          << "depth " << 100 + 97 * i << (forked ? ", forks" : ", calls");
+    std::vector<chain_run> runs(40);
+    for (std::size_t i = 0; i < runs.size(); ++i) runs[i].depth = static_cast<int>(100 + 97 * i);
+    fj::sync_wait(pool, chains_of_depths, &runs, forked);
+    for (const chain_run& run : runs) {
+      std::string const what = "depth " + std::to_string(run.depth) + (forked ? ", forks" : ", calls");
+      EXPECT_EQ(run.result, run.depth) << what;
+      EXPECT_GT(run.before, 0u) << what;
+      EXPECT_EQ(run.after, run.before) << what;
     }
   }
 }
