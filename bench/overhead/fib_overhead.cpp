@@ -27,6 +27,18 @@
 
 namespace {
 
+// Layout probe: scripts/ab-layouts.sh builds this file with FJ_BENCH_LAYOUT_PAD = 16, 32, ... bytes, which
+// moves every function defined after this one by that much. Where the hot code falls relative to 64-byte
+// lines alone moves fib and integrate by up to 12 % (docs/performance.md, "Measuring a change"), so a change
+// is judged over several placements, not one.
+#if defined(FJ_BENCH_LAYOUT_PAD) && FJ_BENCH_LAYOUT_PAD > 0
+#define FJ_BENCH_STRINGIFY_VALUE(x) #x
+#define FJ_BENCH_STRINGIFY(x) FJ_BENCH_STRINGIFY_VALUE(x)
+[[gnu::used, gnu::noinline]] void layout_pad() {
+  asm volatile(".skip " FJ_BENCH_STRINGIFY(FJ_BENCH_LAYOUT_PAD) ", 0x90");
+}
+#endif
+
 [[gnu::noinline]] long fib_serial(int n) {
   if (n < 2) return n;
   return fib_serial(n - 1) + fib_serial(n - 2);
