@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Compare two versions of the library's headers on fib (fj-overhead's source) over eight code placements.
-# Each side is compiled eight times with clang-19 -O3, moving the hot code by 0, 16, ..., 112 bytes
-# (FJ_BENCH_LAYOUT_PAD in bench/overhead/fib_overhead.cpp); the runs alternate between the two sides, pad by
-# pad, round by round. Printed: the median time per side and placement, the median over the placements, and
-# in how many placements the new side was faster. A single pair of binaries is one draw of the layout lottery
-# (docs/performance.md, "Measuring a change"); this is several.
+# Compare two versions of the library's headers on fib or integrate (fj-overhead's source) over eight code
+# placements. Each side is compiled eight times with clang-19 -O3, moving the hot code by 0, 16, ..., 112
+# bytes (FJ_BENCH_LAYOUT_PAD in bench/overhead/fork_overhead.cpp); the runs alternate between the two sides,
+# pad by pad, round by round. Printed: the median time per side and placement, the median over the
+# placements, and in how many placements the new side was faster; also each side's T/Ts against its own serial
+# projection at that placement (fib: serial-out, integrate: serial, as fj-overhead and fj-bench compare them). A single pair of binaries is one draw of
+# the layout lottery (docs/performance.md, "Measuring a change"); this is several. With the same revision on
+# both sides it measures how far placement alone moves one source.
 #
-#   scripts/ab-layouts.sh OLD NEW [ROUNDS (5)] [N (32)] [VARIANT (unit)]
+#   scripts/ab-layouts.sh [--workload fib|integrate] OLD NEW [ROUNDS (5)] [N] [VARIANT (unit)]
 # OLD and NEW are each a git revision (its include/ is extracted) or the path of an include directory (the
-# one holding forkjoin/); `.` means this checkout's include/ as it is now, uncommitted edits included.
+# one holding forkjoin/); `.` means this checkout's include/ as it is now, uncommitted edits included. N
+# defaults to 32 for fib and 300 for integrate (about 35 ms each on fj::unit_pool).
 set -euo pipefail
 
+workload=fib
+if [[ "${1:-}" == --workload ]]; then
+  workload="${2:-}"
+  shift 2 || true
+fi
+case "$workload" in
+  fib) default_n=32 serial=serial-out ;;
+  integrate) default_n=300 serial=serial ;;
+  *) echo "ab-layouts.sh: unknown workload '$workload' (fib or integrate)" >&2; exit 1 ;;
+esac
 if [[ $# -lt 2 ]]; then
-  echo "usage: scripts/ab-layouts.sh OLD NEW [ROUNDS] [N] [VARIANT]" >&2
+  echo "usage: scripts/ab-layouts.sh [--workload fib|integrate] OLD NEW [ROUNDS] [N] [VARIANT]" >&2
   exit 1
 fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rounds="${3:-5}"
-n="${4:-32}"
+n="${4:-$default_n}"
 variant="${5:-unit}"
 pads=(0 16 32 48 64 80 96 112)
 cxx="${CXX:-clang++-19}"
@@ -44,12 +57,12 @@ include_dir() {
 inc_old="$(include_dir old "$1")"
 inc_new="$(include_dir new "$2")"
 
-echo "building 2 x ${#pads[@]} binaries of bench/overhead/fib_overhead.cpp with $cxx -O3 ..."
+echo "building 2 x ${#pads[@]} binaries of bench/overhead/fork_overhead.cpp with $cxx -O3 ..."
 build() {
   local side="$1" pad="$2" inc="$inc_old"
   [[ "$side" == new ]] && inc="$inc_new"
   "$cxx" -std=c++20 -O3 -DNDEBUG -DFJ_BENCH_LAYOUT_PAD="$pad" -I"$inc" \
-    "$root/bench/overhead/fib_overhead.cpp" -o "$work/$side-$pad" -pthread
+    "$root/bench/overhead/fork_overhead.cpp" -o "$work/$side-$pad" -pthread
 }
 jobs="$(nproc)"
 for side in old new; do
@@ -65,16 +78,18 @@ for side in old new; do
   done
 done
 
-# fj-overhead --only prints "<variant> fib(<n>): <seconds> s".
-seconds() { "$1" --only "$variant" --n "$n" | awk '{print $(NF-1)}'; }
+# fj-overhead --only prints "<variant> <workload>(<n>): <seconds> s".
+seconds() { "$1" --workload "$workload" --only "$2" --n "$n" | awk '{print $(NF-1)}'; }
 for ((r = 0; r < rounds; ++r)); do
   for pad in "${pads[@]}"; do
-    echo "old $pad $(seconds "$work/old-$pad")" >>"$work/times"
-    echo "new $pad $(seconds "$work/new-$pad")" >>"$work/times"
+    for side in old new; do
+      echo "$side $pad $(seconds "$work/$side-$pad" "$variant")" >>"$work/times"
+      echo "$side-serial $pad $(seconds "$work/$side-$pad" "$serial")" >>"$work/times"
+    done
   done
 done
 
-echo "fib($n), $variant: medians of $rounds alternating runs per placement (seconds)"
+echo "$workload($n), $variant: medians of $rounds alternating runs per placement (seconds); T/Ts against $serial"
 awk -v pads="${pads[*]}" '
   function median(list,   v, k, i, j, t) {
     k = split(list, v, " ")
@@ -84,15 +99,16 @@ awk -v pads="${pads[*]}" '
   { times[$1, $2] = times[$1, $2] " " $3 }
   END {
     np = split(pads, p, " ")
-    printf "%-6s %10s %10s %8s\n", "pad", "old", "new", "new/old"
+    printf "%-6s %10s %10s %8s %9s %9s\n", "pad", "old", "new", "new/old", "old T/Ts", "new T/Ts"
     faster = 0
     for (i = 1; i <= np; ++i) {
       o = median(times["old", p[i]]); w = median(times["new", p[i]])
-      olds = olds " " o; news = news " " w
+      ro = o / median(times["old-serial", p[i]]); rw = w / median(times["new-serial", p[i]])
+      olds = olds " " o; news = news " " w; old_ratios = old_ratios " " ro; new_ratios = new_ratios " " rw
       if (w < o) ++faster
-      printf "%-6s %10.4f %10.4f %8.3f\n", p[i], o, w, w / o
+      printf "%-6s %10.4f %10.4f %8.3f %9.2f %9.2f\n", p[i], o, w, w / o, ro, rw
     }
     mo = median(olds); mw = median(news)
-    printf "%-6s %10.4f %10.4f %8.3f\n", "median", mo, mw, mw / mo
+    printf "%-6s %10.4f %10.4f %8.3f %9.2f %9.2f\n", "median", mo, mw, mw / mo, median(old_ratios), median(new_ratios)
     printf "new faster in %d of %d placements\n", faster, np
   }' "$work/times"

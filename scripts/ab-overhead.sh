@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
 # Compare two builds of fj-overhead (before and after a hot-path change) by alternating their runs, so that
-# drift on a shared machine hits both alike, and print the median time of each, of the serial projection
-# (serial-out: fib writing through a pointer) and the ratios. docs/performance.md says why alternating runs
-# of two binaries, and not two separate fj-overhead runs, are how we accept or reject a change.
+# drift on a shared machine hits both alike, and print the median time of each, of a serial projection and
+# the ratios: fib against serial-out (writing through a pointer, as libfork's serial fib does), integrate
+# against serial (returning, as fj-bench and libfork compare it). docs/performance.md says why alternating
+# runs of two binaries, and not two separate fj-overhead runs, are how we accept or reject a change.
 #
-#   scripts/ab-overhead.sh OLD_BINARY NEW_BINARY [ROUNDS (11)] [N (34)] [VARIANT (unit)]
+#   scripts/ab-overhead.sh [--workload fib|integrate] OLD_BINARY NEW_BINARY [ROUNDS (11)] [N] [VARIANT (unit)]
+# N defaults to 34 for fib and 1000 for integrate.
 set -euo pipefail
 
+workload=fib
+if [[ "${1:-}" == --workload ]]; then
+  workload="${2:-}"
+  shift 2 || true
+fi
+case "$workload" in
+  fib) default_n=34 serial=serial-out ;;
+  integrate) default_n=1000 serial=serial ;;
+  *) echo "ab-overhead.sh: unknown workload '$workload' (fib or integrate)" >&2; exit 1 ;;
+esac
 if [[ $# -lt 2 ]]; then
-  echo "usage: scripts/ab-overhead.sh OLD_BINARY NEW_BINARY [ROUNDS] [N] [VARIANT]" >&2
+  echo "usage: scripts/ab-overhead.sh [--workload fib|integrate] OLD_BINARY NEW_BINARY [ROUNDS] [N] [VARIANT]" >&2
   exit 1
 fi
 old="$1"
 new="$2"
 rounds="${3:-11}"
-n="${4:-34}"
+n="${4:-$default_n}"
 variant="${5:-unit}"
 for exe in "$old" "$new"; do
   [[ -x "$exe" ]] || { echo "ab-overhead.sh: $exe is not an executable" >&2; exit 1; }
 done
 
-# fj-overhead --only prints "<variant> fib(<n>): <seconds> s".
-seconds() { "$1" --only "$2" --n "$n" | awk '{print $(NF-1)}'; }
+# fj-overhead --only prints "<variant> <workload>(<n>): <seconds> s".
+seconds() { "$1" --workload "$workload" --only "$2" --n "$n" | awk '{print $(NF-1)}'; }
 
 times_old=()
 times_new=()
@@ -29,17 +41,17 @@ times_serial=()
 for ((i = 0; i < rounds; ++i)); do
   times_old+=("$(seconds "$old" "$variant")")
   times_new+=("$(seconds "$new" "$variant")")
-  times_serial+=("$(seconds "$old" serial-out)")
+  times_serial+=("$(seconds "$old" "$serial")")
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 m_old="$(median "${times_old[@]}")"
 m_new="$(median "${times_new[@]}")"
 m_serial="$(median "${times_serial[@]}")"
-echo "fib($n), $variant, medians of $rounds alternating runs"
-awk -v o="$m_old" -v w="$m_new" -v s="$m_serial" 'BEGIN {
-  printf "old         %.4f s   T/Ts-out %.2f\n", o, o / s
-  printf "new         %.4f s   T/Ts-out %.2f\n", w, w / s
-  printf "serial-out  %.4f s\n", s
+echo "$workload($n), $variant, medians of $rounds alternating runs"
+awk -v o="$m_old" -v w="$m_new" -v s="$m_serial" -v name="$serial" 'BEGIN {
+  printf "old         %.4f s   T/%s %.2f\n", o, name, o / s
+  printf "new         %.4f s   T/%s %.2f\n", w, name, w / s
+  printf "%-10s  %.4f s\n", name, s
   printf "new / old   %.3f\n", w / o
 }'

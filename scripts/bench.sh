@@ -3,8 +3,8 @@
 #
 #   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
 #
-# 1. fj-overhead: per-fork overhead on fib (T1/Ts, T2/Ts, ns and instructions per fork); fj-sleep (lazy_pool
-#    idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays)
+# 1. fj-overhead: per-fork overhead on fib and integrate (T1/Ts, T2/Ts, ns and instructions per fork);
+#    fj-sleep (lazy_pool idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays)
 # 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
 #                 results go to ./results unless --out is given
 # 3. fj-memory:   stack memory and maximum resident set against Theorem 2 (docs/verification/memory-bound.md);
@@ -40,10 +40,12 @@ if [[ $wants_help -eq 1 ]]; then
   echo "bench: --help: showing fj-bench's options, running nothing"
 elif has_target fj-overhead; then
   cmake --build "$dir" -j "$jobs" --target fj-overhead
-  echo "=== fj-overhead (also in $results/overhead.txt)"
+  echo "=== fj-overhead: fib and integrate (also in $results/overhead.txt)"
   "$dir/bin/fj-overhead" </dev/null | tee "$results/overhead.txt"
+  "$dir/bin/fj-overhead" --workload integrate </dev/null | tee -a "$results/overhead.txt"
   echo "=== instructions per fork (valgrind --tool=callgrind; also in $results/overhead.txt)"
-  scripts/callgrind-per-fork.sh "$dir/bin/fj-overhead" | tee -a "$results/overhead.txt"
+  scripts/callgrind-per-fork.sh "$dir/bin/fj-overhead" fib | tee -a "$results/overhead.txt"
+  scripts/callgrind-per-fork.sh "$dir/bin/fj-overhead" integrate | tee -a "$results/overhead.txt"
   cmake --build "$dir" -j "$jobs" --target fj-sleep fj-scratch
   echo "=== fj-sleep: lazy_pool idle CPU and wake-up latency (also in $results/sleep.txt)"
   "$dir/bin/fj-sleep" </dev/null | tee "$results/sleep.txt"
