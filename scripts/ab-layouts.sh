@@ -62,7 +62,7 @@ build() {
   local side="$1" pad="$2" inc="$inc_old"
   [[ "$side" == new ]] && inc="$inc_new"
   "$cxx" -std=c++20 -O3 -DNDEBUG -DFJ_BENCH_LAYOUT_PAD="$pad" -I"$inc" \
-    "$root/bench/overhead/fork_overhead.cpp" -o "$work/$side-$pad" -pthread
+    -I"$root/bench/suite/workloads/integrate" "$root/bench/overhead/fork_overhead.cpp" -o "$work/$side-$pad" -pthread
 }
 jobs="$(nproc)"
 for side in old new; do

@@ -21,6 +21,8 @@
 
 #include <forkjoin/forkjoin.hpp>
 
+#include "quadrature.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -118,30 +120,14 @@ struct fib_workload {
   }
 };
 
-// ---- integrate (bench/suite/workloads/integrate/integrate.hpp, repeated here so that this program stays one
-// file the layout sweep can compile alone) ----
+// ---- integrate (fj-bench's workload: bench/suite/workloads/integrate) ----
+
+using fjb::integrate::converged;
+using fjb::integrate::exact_integral;
+using fjb::integrate::f;
+using fjb::integrate::halve;
 
 constexpr double integrate_epsilon = 1.0e-9;
-
-constexpr double f(double x) noexcept { return (x * x + 1.0) * x; }
-
-struct halves {
-  double x0;
-  double y0;
-  double left;
-  double right;
-};
-
-constexpr halves halve(double x1, double y1, double x2, double y2) noexcept {
-  const double half = (x2 - x1) / 2;
-  const double x0 = x1 + half;
-  const double y0 = f(x0);
-  return {x0, y0, (y1 + y0) / 2 * half, (y0 + y2) / 2 * half};
-}
-
-constexpr bool converged(double halves, double whole, double epsilon) noexcept {
-  return halves - whole < epsilon && whole - halves < epsilon;
-}
 
 [[gnu::noinline]] double area_serial(double x1, double y1, double x2, double y2, double area,
                                      double epsilon) {
@@ -201,7 +187,7 @@ struct integrate_workload {
   [[nodiscard]] long forks() const { return area_forks(0, f(0), upper, f(upper), 0, integrate_epsilon); }
   // Against the exact integral x^4/4 + x^2/2, with fj-bench's relative tolerance.
   [[nodiscard]] bool correct(double r) const {
-    double const exact = upper * upper * upper * upper / 4 + upper * upper / 2;
+    double const exact = exact_integral(upper);
     return std::abs(r - exact) <= 1e-9 * exact;
   }
 
