@@ -4,9 +4,9 @@
 # bytes (FJ_BENCH_LAYOUT_PAD in bench/overhead/fork_overhead.cpp); the runs alternate between the two sides,
 # pad by pad, round by round. Printed: the median time per side and placement, the median over the
 # placements, and in how many placements the new side was faster; also each side's T/Ts against its own serial
-# projection at that placement (fib: serial-out, integrate: serial, as fj-overhead and fj-bench compare them). A single pair of binaries is one draw of
-# the layout lottery (docs/performance.md, "Measuring a change"); this is several. With the same revision on
-# both sides it measures how far placement alone moves one source.
+# projection at that placement (lib/overhead-workload.sh says which). A single pair of binaries is one draw
+# of the layout lottery (docs/performance.md, "Measuring a change"); this is several. With the same revision
+# on both sides it measures how far placement alone moves one source.
 #
 #   scripts/ab-layouts.sh [--workload fib|integrate] OLD NEW [ROUNDS (5)] [N] [VARIANT (unit)]
 # OLD and NEW are each a git revision (its include/ is extracted) or the path of an include directory (the
@@ -14,16 +14,14 @@
 # defaults to 32 for fib and 300 for integrate (about 35 ms each on fj::unit_pool).
 set -euo pipefail
 
-workload=fib
+# shellcheck source=lib/overhead-workload.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/overhead-workload.sh"
+name=fib
 if [[ "${1:-}" == --workload ]]; then
-  workload="${2:-}"
+  name="${2:-}"
   shift 2 || true
 fi
-case "$workload" in
-  fib) default_n=32 serial=serial-out ;;
-  integrate) default_n=300 serial=serial ;;
-  *) echo "ab-layouts.sh: unknown workload '$workload' (fib or integrate)" >&2; exit 1 ;;
-esac
+overhead_workload "$name" 32 300
 if [[ $# -lt 2 ]]; then
   echo "usage: scripts/ab-layouts.sh [--workload fib|integrate] OLD NEW [ROUNDS] [N] [VARIANT]" >&2
   exit 1
@@ -61,8 +59,9 @@ echo "building 2 x ${#pads[@]} binaries of bench/overhead/fork_overhead.cpp with
 build() {
   local side="$1" pad="$2" inc="$inc_old"
   [[ "$side" == new ]] && inc="$inc_new"
-  "$cxx" -std=c++20 -O3 -DNDEBUG -DFJ_BENCH_LAYOUT_PAD="$pad" -I"$inc" \
-    -I"$root/bench/suite/workloads/integrate" "$root/bench/overhead/fork_overhead.cpp" -o "$work/$side-$pad" -pthread
+  "$cxx" -std=c++20 -O3 -DNDEBUG -DFJ_BENCH_LAYOUT_PAD="$pad" -I"$inc" -I"$root/bench/suite/workloads/fib" \
+    -I"$root/bench/suite/workloads/integrate" "$root/bench/overhead/fork_overhead.cpp" -o "$work/$side-$pad" \
+    -pthread
 }
 jobs="$(nproc)"
 for side in old new; do
@@ -78,13 +77,11 @@ for side in old new; do
   done
 done
 
-# fj-overhead --only prints "<variant> <workload>(<n>): <seconds> s".
-seconds() { "$1" --workload "$workload" --only "$2" --n "$n" | awk '{print $(NF-1)}'; }
 for ((r = 0; r < rounds; ++r)); do
   for pad in "${pads[@]}"; do
     for side in old new; do
-      echo "$side $pad $(seconds "$work/$side-$pad" "$variant")" >>"$work/times"
-      echo "$side-serial $pad $(seconds "$work/$side-$pad" "$serial")" >>"$work/times"
+      echo "$side $pad $(overhead_seconds "$work/$side-$pad" "$variant")" >>"$work/times"
+      echo "$side-serial $pad $(overhead_seconds "$work/$side-$pad" "$serial")" >>"$work/times"
     done
   done
 done

@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
 # Compare two builds of fj-overhead (before and after a hot-path change) by alternating their runs, so that
-# drift on a shared machine hits both alike, and print the median time of each, of a serial projection and
-# the ratios: fib against serial-out (writing through a pointer, as libfork's serial fib does), integrate
-# against serial (returning, as fj-bench and libfork compare it). docs/performance.md says why alternating
-# runs of two binaries, and not two separate fj-overhead runs, are how we accept or reject a change.
+# drift on a shared machine hits both alike, and print the median time of each, of a serial projection
+# (lib/overhead-workload.sh says which) and the ratios. docs/performance.md says why alternating runs of two
+# binaries, and not two separate fj-overhead runs, are how we accept or reject a change.
 #
 #   scripts/ab-overhead.sh [--workload fib|integrate] OLD_BINARY NEW_BINARY [ROUNDS (11)] [N] [VARIANT (unit)]
 # N defaults to 34 for fib and 1000 for integrate.
 set -euo pipefail
 
-workload=fib
+# shellcheck source=lib/overhead-workload.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/overhead-workload.sh"
+name=fib
 if [[ "${1:-}" == --workload ]]; then
-  workload="${2:-}"
+  name="${2:-}"
   shift 2 || true
 fi
-case "$workload" in
-  fib) default_n=34 serial=serial-out ;;
-  integrate) default_n=1000 serial=serial ;;
-  *) echo "ab-overhead.sh: unknown workload '$workload' (fib or integrate)" >&2; exit 1 ;;
-esac
+overhead_workload "$name" 34 1000
 if [[ $# -lt 2 ]]; then
   echo "usage: scripts/ab-overhead.sh [--workload fib|integrate] OLD_BINARY NEW_BINARY [ROUNDS] [N] [VARIANT]" >&2
   exit 1
@@ -32,16 +29,14 @@ for exe in "$old" "$new"; do
   [[ -x "$exe" ]] || { echo "ab-overhead.sh: $exe is not an executable" >&2; exit 1; }
 done
 
-# fj-overhead --only prints "<variant> <workload>(<n>): <seconds> s".
-seconds() { "$1" --workload "$workload" --only "$2" --n "$n" | awk '{print $(NF-1)}'; }
 
 times_old=()
 times_new=()
 times_serial=()
 for ((i = 0; i < rounds; ++i)); do
-  times_old+=("$(seconds "$old" "$variant")")
-  times_new+=("$(seconds "$new" "$variant")")
-  times_serial+=("$(seconds "$old" "$serial")")
+  times_old+=("$(overhead_seconds "$old" "$variant")")
+  times_new+=("$(overhead_seconds "$new" "$variant")")
+  times_serial+=("$(overhead_seconds "$old" "$serial")")
 done
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -21,6 +21,7 @@
 
 #include <forkjoin/forkjoin.hpp>
 
+#include "fibonacci.hpp"
 #include "quadrature.hpp"
 
 #include <algorithm>
@@ -77,17 +78,7 @@ fj::task<long> fib(int n) {
   co_return a + b;
 }
 
-// fib(n) by iteration: the expected answer, computed without recursion so that it costs nothing to measure.
-long fib_expected(int n) {
-  long a = 0;
-  long b = 1;
-  for (int i = 0; i < n; ++i) {
-    long const next = a + b;
-    a = b;
-    b = next;
-  }
-  return a;
-}
+using fjb::fib::fibonacci;
 
 struct fib_workload {
   using result = long;
@@ -101,8 +92,8 @@ struct fib_workload {
   explicit fib_workload(double arg) : n(static_cast<int>(arg)) {}
   [[nodiscard]] std::string label() const { return "fib(" + std::to_string(n) + ")"; }
   // One fork per internal node of the call tree: fib(n + 1) - 1.
-  [[nodiscard]] long forks() const { return fib_expected(n + 1) - 1; }
-  [[nodiscard]] bool correct(long r) const { return r == fib_expected(n); }
+  [[nodiscard]] long forks() const { return fibonacci(n + 1) - 1; }
+  [[nodiscard]] bool correct(long r) const { return r == fibonacci(n); }
 
   [[nodiscard]] long serial() const { return fib_serial(n); }
   [[nodiscard]] long serial_out() const {

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "fibonacci.hpp"
 #include "registry.hpp"
 #include "verify.hpp"
 
@@ -9,17 +10,6 @@
 namespace fjb::fib {
 
 [[nodiscard]] constexpr int argument(scale s) noexcept { return by_scale(s, 27, 32, 42); }
-
-[[nodiscard]] constexpr long fibonacci(int n) noexcept {
-  long previous = 0;
-  long current = 1;
-  for (int i = 0; i < n; ++i) {
-    const long next = previous + current;
-    previous = current;
-    current = next;
-  }
-  return previous;
-}
 
 inline void verify(int n, long computed) {
   expect_equal("fib(" + std::to_string(n) + ")", computed, fibonacci(n));
