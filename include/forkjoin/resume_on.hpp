@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "forkjoin/detail/awaitables.hpp"
 #include "forkjoin/detail/frame.hpp"
@@ -55,11 +56,19 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     }
     worker_context* const here = tls_worker;
     if (here->pool == pool_ && (!worker_ || here->index == *worker_)) return false;  // already there
+    // Room for the ancestors' continuations that may sit in this worker's deque (at most one per ancestor):
+    // may throw std::bad_alloc, like the next step, before anything has moved.
+    std::vector<std::coroutine_handle<>> left;
+    left.reserve(ancestors(self));
     // Throws fj::pool_closed_error if the target pool is shutting down; nothing has moved yet, so the task
     // continues here with the exception at its co_await.
     root_of(self).hold_open(pool_->inflight());
     node_.task = self;
     pool_core* const pool = pool_;
+    // The task has not been stolen since its last join, so its frame is on this worker's stack; the target
+    // worker adopts the stack from `home` (stack.md rule 7).
+    self->home = tls_stack;
+    write_homes_of_left_behind(left);
     // The target worker adopts the task's stack (stack.md rule 5); we continue on an empty one.
     give_up_stack();
     // LIFETIME: after the push inside submit_to the target may resume the task and this awaiter (in its
@@ -81,6 +90,37 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
   static root_base& root_of(frame* f) noexcept {
     while (f->state.kind != task_kind::root) f = frame_of(f->parent());
     return *f->root;
+  }
+
+  // The number of frames above `f` up to its root.
+  static std::size_t ancestors(frame* f) noexcept {
+    std::size_t n = 0;
+    for (; f->state.kind != task_kind::root; f = frame_of(f->parent())) ++n;
+    return n;
+  }
+
+  // The continuations still in this worker's deque are the moving task's ancestors' (resume_left_behind in
+  // pool_core.hpp). Those not stolen since their last join and not left behind before live on the stack that
+  // leaves with the task; a thief that takes one later would read this worker's next stack as their home. So
+  // each is taken out (a pop makes it ours), given its home and marked left_behind, and all are put back in
+  // their order, still stealable (stack.md "Where a frame lives"). `left` has room for all of them.
+  static void write_homes_of_left_behind(std::vector<std::coroutine_handle<>>& left) noexcept {
+    segmented_stack* const stack = tls_stack;
+    while (std::optional<std::coroutine_handle<>> const c = tls_owner.pop()) {
+      frame* const f = frame_of(*c);
+      // One left behind by an earlier move lives on the stack that left then, not on ours.
+      if (f->state.steals == 0 && !f->state.left_behind) {
+        f->home = stack;
+        f->state.left_behind = true;
+      }
+      if (left.size() == left.capacity()) broken_invariant("resume_on: a deque item that is not an ancestor");
+      left.push_back(*c);
+    }
+    // Oldest first, as they were: the deque gives them back newest first.
+    for (auto it = left.rbegin(); it != left.rend(); ++it) {
+      // The deque held them a moment ago and has not shrunk, so the push needs no allocation and cannot fail.
+      if (!tls_owner.try_push(*it)) broken_invariant("resume_on: a continuation could not be put back");
+    }
   }
 
   pool_core* pool_;

@@ -60,6 +60,7 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
   }
   root->state.kind = task_kind::root;
   root->root = &result;
+  root->home = stack.get();  // the worker that starts the root adopts it from here (stack.md rule 6)
   // A root's result goes to `result` (return_value): whatever tls_next_out held, its out pointer is null.
   if constexpr (!std::is_void_v<T>) root->set_out(nullptr);
   try {

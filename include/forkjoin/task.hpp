@@ -50,7 +50,7 @@ class promise_base : public joinable_frame {
   // allocation is never elided, because task's destructor hands an unstarted frame to an opaque function (the
   // handle escapes, which rules out HALO).
   template <class... Params>
-  explicit promise_base(Params&... /*params*/) noexcept : joinable_frame(tls_stack) {
+  explicit promise_base(Params&... /*params*/) noexcept {
     state.has_destructors = !(std::is_trivially_destructible_v<Params> && ...);
   }
 

@@ -8,7 +8,11 @@
 //
 // Checked in every execution: each pushed item is taken exactly once (by a pop or a steal), a taken item has
 // the value that was pushed, and the taker's read of the item's payload (a plain variable the owner wrote
-// before pushing) is not a data race, i.e. the push happens before the take.
+// before pushing) is not a data race, i.e. the push happens before the take. Also the runtime's use of
+// before_claim (docs/protocols/deque.md, "Reading the owner's state in a steal"): the owner publishes a new
+// "stack" number after every pop that found the deque empty (as a worker changes stacks only then), and a
+// thief reads it between its acquire of bottom and its CAS (worker_context.hpp's use_stack and stack_of); a
+// successful steal must have read the number the owner had when it pushed the item.
 
 #include <cstdint>
 
@@ -35,6 +39,7 @@ struct ring {
 struct steal_result {
   bool success;
   int value;
+  int owner_stack;  // what before_claim read
 };
 
 // fj::deque<int>, member for member: top_, bottom_, ring_, owner_slots_, owner_mask_, owner_limit_.
@@ -120,11 +125,14 @@ class model_deque {
       const int value = owner_slots_[b & owner_mask_].load(ld(rl::mo_relaxed, "deque.pop.last.slot"),
                                                            RL_INFO);  // model: deque.pop.last.slot
       const bool won = top_.compare_exchange_strong(t, t + 1, rmw(rl::mo_seq_cst, "deque.pop.cas"), RL_INFO,
-                                                    rl::mo_relaxed, RL_INFO);  // model: deque.pop.cas
+                                                    rl::mo_acquire, RL_INFO);  // model: deque.pop.cas
       restore_bottom(b + 1);
       return won ? value : 0;
     }
     restore_bottom(b + 1);
+    if (!tsan_) {
+      fj_model::acquire_fence("deque.pop.empty.fence");  // model: deque.pop.empty.fence
+    }
     return 0;
   }
 
@@ -137,7 +145,8 @@ class model_deque {
     }
   }
 
-  steal_result steal() {
+  // `owner_stack`: the owner's published stack number, read where production's before_claim runs.
+  steal_result steal(rl::atomic<int>& owner_stack) {
     std::int64_t t = 0;
     std::int64_t b = 0;
     if (tsan_) {
@@ -149,7 +158,7 @@ class model_deque {
                     RL_INFO);  // model: deque.steal.top.asymmetric
       if (t >= bottom_.load(ld(rl::mo_acquire, "deque.steal.peek.asymmetric"),
                             RL_INFO)) {  // model: deque.steal.peek.asymmetric
-        return {false, 0};
+        return {false, 0, 0};
       }
       fj_model::process_wide_fence("deque.steal.fence.asymmetric");  // model: deque.steal.fence.asymmetric
       b = bottom_.load(ld(rl::mo_acquire, "deque.steal.bottom.asymmetric"),
@@ -159,16 +168,18 @@ class model_deque {
       fj_model::seq_cst_fence("deque.steal.fence");                         // model: deque.steal.fence
       b = bottom_.load(ld(rl::mo_acquire, "deque.steal.bottom"), RL_INFO);  // model: deque.steal.bottom
     }
-    if (t >= b) return {false, 0};
+    if (t >= b) return {false, 0, 0};
     const ring* r = ring_.load(ld(rl::mo_acquire, "deque.steal.ring"), RL_INFO);  // model: deque.steal.ring
     const int value =
         r->at(t).load(ld(rl::mo_relaxed, "deque.steal.slot"), RL_INFO);  // model: deque.steal.slot
+    const int stack =
+        owner_stack.load(ld(rl::mo_relaxed, "worker.stack.read"), RL_INFO);  // model: worker.stack.read
     if (!top_.compare_exchange_strong(t, t + 1, rmw(rl::mo_seq_cst, "deque.steal.cas"), RL_INFO,
                                       rl::mo_relaxed,
                                       RL_INFO)) {  // model: deque.steal.cas
-      return {false, 0};
+      return {false, 0, 0};
     }
-    return {true, value};
+    return {true, value, stack};
   }
 
   void grow_and_push(int value, std::int64_t t, std::int64_t b) {
@@ -219,13 +230,25 @@ struct deque_suite : rl::test_suite<deque_suite<Threads>, Threads> {
 
   model_deque d;
   rl::var<int> payload[k_max_items + 1];
+  rl::var<int> pushed_on[k_max_items + 1];  // the owner's stack number when it pushed the item
   int taken[k_max_items + 1];
   int pushed;
+  rl::atomic<int> owner_stack;  // worker_context::stack
+  int stack_number;             // the owner's own copy
 
   void before() {
     d.init(config.mode, config.capacity);
     for (int& n : taken) n = 0;
     pushed = 0;
+    stack_number = 1;
+    owner_stack.store(stack_number, rl::mo_relaxed, RL_INFO);
+  }
+
+  // The owner found its deque empty: like a worker that changes stacks then (use_stack).
+  void owner_changes_stack() {
+    ++stack_number;
+    owner_stack.store(stack_number, st(rl::mo_relaxed, "worker.stack.publish"),
+                      RL_INFO);  // model: worker.stack.publish
   }
 
   void take(int value) {
@@ -242,15 +265,23 @@ struct deque_suite : rl::test_suite<deque_suite<Threads>, Threads> {
         if (*op == 'p') {
           const int value = ++pushed;
           payload[value](RL_INFO) = 10 * value;
+          pushed_on[value](RL_INFO) = stack_number;
           d.push(value);
         } else if (const int value = d.pop(); value != 0) {
           take(value);
+        } else {
+          owner_changes_stack();
         }
       }
       for (int value = d.pop(); value != 0; value = d.pop()) take(value);
     } else {
       for (int i = 0; i < config.steals; ++i) {
-        if (const steal_result r = d.steal(); r.success) take(r.value);
+        if (const steal_result r = d.steal(owner_stack); r.success) {
+          take(r.value);
+          // Neither older than the push (the acquire of bottom) nor newer than the owner's next empty pop
+          // (the failed pop's acquire of our CAS).
+          RL_ASSERT(r.owner_stack == pushed_on[r.value](RL_INFO));
+        }
       }
     }
   }

@@ -148,6 +148,7 @@ inline void fence_at(site_kind k, rl::memory_order mo, const char* site) {
 // The fences of include/forkjoin/detail/atomics.hpp, by the same names.
 inline void release_fence(const char* site) { fence_at(site_kind::fence_release, rl::mo_release, site); }
 inline void seq_cst_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
+inline void acquire_fence(const char* site) { fence_at(site_kind::fence_acquire, rl::mo_acquire, site); }
 // Asymmetric mode: the compiler barrier and the membarrier together give what two seq_cst fences give
 // (atomics.hpp, deque.md §"Asymmetric mode"); C++ has no membarrier, so each side is modelled as the seq_cst
 // fence it stands in for.

@@ -324,6 +324,70 @@ TEST_P(DequeStress, PopDiscardAgainstThreeThievesTakesEachItemExactlyOnce) {
   pop_discard_against_thieves(GetParam(), 3, fj::test::scaled(500'000, 10'000));
 }
 
+// steal(before_claim), as the runtime uses it (stack.md "Where a frame lives"): the owner publishes an epoch
+// in an atomic of its own and changes it only after a pop that returned nothing; each item records the epoch
+// of its push. A thief reads the epoch in before_claim; for every item it steals, that must be the item's
+// epoch: not older (the push happens before the claim) and not newer (the failed pop acquires the claim).
+void before_claim_reads_the_owner_state_of_the_push(deque_fences mode, int thieves, std::uint64_t n) {
+  struct item {
+    std::uint64_t epoch;  // written by the owner before the push
+  };
+  deque<item*> d(2, mode);
+  auto items = std::make_unique<item[]>(n);
+  std::atomic<std::uint64_t> epoch{1};
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> stolen{0};
+  std::atomic<std::uint64_t> wrong{0};
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(thieves));
+  for (int i = 0; i < thieves; ++i) {
+    threads.emplace_back([&, thief = d.thief()]() mutable {
+      // acquire: pairs with the release store of stop below.
+      while (!stop.load(std::memory_order_acquire)) {
+        std::uint64_t seen = 0;
+        // relaxed: the deque orders it (the property under test).
+        auto const r = thief.steal([&]() noexcept { seen = epoch.load(std::memory_order_relaxed); });
+        if (!r) continue;
+        // relaxed: counters read after the joins.
+        stolen.fetch_add(1, std::memory_order_relaxed);
+        if (seen != r.value->epoch) wrong.fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+  }
+  auto owner = d.owner();
+  std::mt19937_64 rng(fj::test::seed());
+  std::uint64_t next = 0;
+  std::uint64_t current = 1;
+  while (next < n) {
+    for (std::uint64_t burst = rng() % 5 + 1; burst > 0 && next < n; --burst) {
+      items[next].epoch = current;
+      owner.push(&items[next++]);
+    }
+    for (std::uint64_t pops = rng() % 6; pops > 0; --pops) {
+      if (!owner.pop_discard()) {
+        // relaxed: the deque orders it for thieves.
+        epoch.store(++current, std::memory_order_relaxed);
+        break;
+      }
+    }
+  }
+  while (owner.pop_discard()) {
+  }
+  // release: pairs with the thieves' acquire load of stop.
+  stop.store(true, std::memory_order_release);
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0U) << "of " << stolen.load() << " steals";
+  EXPECT_GT(stolen.load(), 0U);
+}
+
+TEST_P(DequeStress, BeforeClaimReadsTheOwnerStateOfThePushAgainstOneThief) {
+  before_claim_reads_the_owner_state_of_the_push(GetParam(), 1, fj::test::scaled(1'000'000, 20'000));
+}
+
+TEST_P(DequeStress, BeforeClaimReadsTheOwnerStateOfThePushAgainstThreeThieves) {
+  before_claim_reads_the_owner_state_of_the_push(GetParam(), 3, fj::test::scaled(500'000, 10'000));
+}
+
 TEST_P(DequeStress, ThiefEventuallySucceedsWhileOwnerKeepsWorking) {
   // No starvation: the owner never stops pushing and popping, yet a thief must get an item.
   deque<std::uint64_t> d(1024, GetParam());

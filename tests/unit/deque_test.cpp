@@ -100,6 +100,25 @@ TEST_P(Deque, EmptyAfterLastItemIsStolen) {
   EXPECT_EQ(owner.pop(), std::nullopt);
 }
 
+TEST_P(Deque, StealCallsBeforeClaimOnceWhenThereIsAnItemAndNeverWhenEmpty) {
+  deque<int> d(4, GetParam());
+  auto owner = d.owner();
+  auto thief = d.thief();
+  int calls = 0;
+  auto count = [&]() noexcept { ++calls; };
+  EXPECT_EQ(thief.steal(count).status, fj::steal_status::empty);
+  EXPECT_EQ(calls, 0);
+  owner.push(7);
+  owner.push(8);
+  auto const r = thief.steal(count);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r.value, 7);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(owner.pop(), std::optional<int>(8));
+  EXPECT_EQ(thief.steal(count).status, fj::steal_status::empty);
+  EXPECT_EQ(calls, 1);
+}
+
 TEST_P(Deque, GrowthKeepsLifoOrderAcrossManyPushes) {
   deque<std::int64_t> d(1, GetParam());
   auto owner = d.owner();

@@ -168,6 +168,41 @@ TEST(ResumeOn, ContinuationsLeftBehindByADeepMoverResumeNewestFirst) {
   }
 }
 
+// A continuation left behind by one move must keep the stack that move gave it when a second move happens
+// while it is still in the deque. Here the root forks A, A forks a mover: the root and A are left on home's
+// worker, which writes their `home` (the stack leaving with the mover). The worker resumes A on a fresh
+// stack; A forks a second mover, which finds the root still left behind. Rewriting the root's home with the
+// worker's stack of now would make the root's join adopt the wrong stack (found by the random-tree stress
+// test while building the first thief's write of `home`; stack.md "Where a frame lives").
+fj::task<int> moves_away(fj::unit_pool* away) {
+  co_await fj::resume_on(*away);
+  co_return 1;
+}
+
+fj::task<int> forks_two_movers(fj::unit_pool* away) {
+  int first = 0;
+  int second = 0;
+  co_await fj::fork(&first, moves_away, away);
+  co_await fj::fork(&second, moves_away, away);
+  co_await fj::join;
+  co_return first + second + 10;
+}
+
+fj::task<int> root_left_behind_twice(fj::unit_pool* away) {
+  int below = 0;
+  co_await fj::fork(&below, forks_two_movers, away);
+  co_await fj::join;
+  co_return below + 100;
+}
+
+TEST(ResumeOn, AContinuationLeftBehindKeepsItsHomeWhenAnotherTaskMovesAway) {
+  fj::unit_pool home;
+  fj::unit_pool away;
+  for (int rep = 0; rep < 20; ++rep) {
+    EXPECT_EQ(fj::sync_wait(home, root_left_behind_twice, &away), 112);
+  }
+}
+
 // The thread that moves a task onto another pool pushes it on a worker's inbox and then notifies that worker.
 // In between, the task may run and finish its root, sync_wait may return and the pool may be destroyed; the
 // notify then touched freed memory (found in review: AddressSanitizer reports it when a delay is injected

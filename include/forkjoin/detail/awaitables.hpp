@@ -143,7 +143,7 @@ struct join_steps {
 // time (fj-overhead T1/Ts-out 4.57-4.65 -> 4.44-4.48, interleaved runs of one binary layout).
 class joinable_frame : public frame {
  public:
-  using frame::frame;
+  joinable_frame() noexcept = default;
   joinable_frame(const joinable_frame&) = delete;
   joinable_frame& operator=(const joinable_frame&) = delete;
   joinable_frame(joinable_frame&&) = delete;
@@ -189,7 +189,9 @@ struct final_awaiter {
       return transfer(final_slow(h));
     }
     std::coroutine_handle<> const parent = self->parent();
-    self->home->deallocate_last(h.address());
+    // Never stolen since its last join, so the frame is on the stack this worker allocates on: its home
+    // (stack.md "Where a frame lives"), which `home` need not hold.
+    tls_stack->deallocate_last(h.address());
     if (state == k_call_state) return transfer(parent);
     if (tls_owner.pop_discard()) [[likely]]
       return transfer(parent);

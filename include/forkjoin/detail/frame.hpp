@@ -1,7 +1,7 @@
 #pragma once
 // The type-erased state every task carries at the start of its promise: who its parent is, which segmented
 // stack it lives on, its split join counter and its first-exception slot. The protocol that uses these fields
-// is docs/protocols/join.md; the ownership of `home` is docs/protocols/stack.md.
+// is docs/protocols/join.md; the ownership of `home` and who writes it is docs/protocols/stack.md.
 
 #include <atomic>
 #include <bit>
@@ -10,9 +10,10 @@
 #include <cstring>
 #include <exception>
 
+#include "forkjoin/detail/segmented_stack.hpp"
+
 namespace fj::detail {
 
-class segmented_stack;
 struct root_base;
 
 // How a task was started; decides what its final suspend does (paper Algorithm 5, lines 7-12).
@@ -39,7 +40,10 @@ struct frame_state {
   // constructor, which sees the parameters). Without one, the final suspend's fast path only frees the
   // frame's memory and skips the indirect call to the coroutine's destroy function.
   bool has_destructors = false;
-  std::uint8_t unused = 0;
+  // Set by fj::resume_on on the continuations it leaves in its worker's deque: it wrote their `home` itself,
+  // and a thief must not overwrite it with the stack its victim has by then (stack.md "Where a frame
+  // lives"). Keeps the frame off the final suspend's fast path, which only costs moved tasks' ancestors.
+  bool left_behind = false;
   // Times this frame's continuation was stolen since its last join. Only the worker running the continuation
   // touches it: thieves increment it right after a successful steal, before resuming.
   std::uint32_t steals = 0;
@@ -60,7 +64,11 @@ struct frame {
     void* parent_address;
     root_base* root;  // kind root
   };
-  segmented_stack* home;  // the segmented stack this frame was allocated on
+  // The segmented stack this frame was allocated on. Not written when the frame is made (a store into every
+  // new frame is measurable on fork-heavy code, docs/performance.md): only a frame whose continuation was
+  // stolen, a root or a moved task needs it, and the first thief, sync_wait or resume_on writes it then
+  // (stack.md "Where a frame lives"). Until then the frame's runner's own stack is its home.
+  segmented_stack* home;
 
   // Split join counter (join.md §2). Starts at k_join_init; each child that returns to a stolen parent
   // subtracts 1, the parent subtracts (k_join_init - steals) at its join (all modulo 2^32). Whoever brings it
@@ -72,9 +80,12 @@ struct frame {
   alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
 
-  // parent/root is left for its writer (the fork/call awaiter or sync_wait): it is written before anyone
-  // reads it, and skipping a store per task is measurable on fork-heavy code.
-  explicit frame(segmented_stack* h) noexcept : home(h) {}
+  // parent/root is left for its writer (the fork/call awaiter or sync_wait), and home for its writers above:
+  // each is written before anyone reads it, and skipping a store per task is measurable on fork-heavy code.
+  // Checked builds set home to null, so that a read before its write fails at once.
+  frame() noexcept {
+    if constexpr (k_stack_checks) home = nullptr;
+  }
 
   [[nodiscard]] std::coroutine_handle<> parent() const noexcept {
     return std::coroutine_handle<>::from_address(parent_address);

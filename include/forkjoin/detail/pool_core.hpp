@@ -399,28 +399,38 @@ class pool_core {
   // comes through the join counter, join.md §6). Taking the oldest from the top instead would leave newer
   // continuations of the strand below the ones the resumed task pushes next, and a forked child finishing
   // there would pop one of them as its own parent's.
+  // Their frames' home was written by resume_on (left_behind) or by an earlier steal, so no stack is passed.
   bool resume_left_behind(worker_context& self) {
     std::optional<std::coroutine_handle<>> const left = self.owner.pop();
     if (!left) return false;  // thieves took them meanwhile
-    run_stolen(self, *left);
+    run_stolen(self, *left, nullptr);
     return true;
   }
 
   // Steals one continuation from another worker and runs it.
   bool try_steal(worker_context& self) {
     if (!steal_ || workers_.size() < 2) return false;
-    deque_thief<std::coroutine_handle<>> thief = workers_[pick_victim(self)]->queue.thief();
+    worker_context& victim = *workers_[pick_victim(self)];
     worker_counters::bump(self.counters.steal_attempts);
     chaos_point();
-    auto stolen = thief.steal();
+    // The victim's stack, read where the deque makes it the stack of the continuation we claim.
+    segmented_stack* victim_stack = nullptr;
+    auto stolen = victim.queue.thief().steal([&]() noexcept { victim_stack = stack_of(victim); });
     if (!stolen) return false;
-    run_stolen(self, stolen.value);
+    run_stolen(self, stolen.value, victim_stack);
     return true;
   }
 
-  void run_stolen(worker_context& self, std::coroutine_handle<> continuation) {
-    // This worker now runs the continuation; steals is owned by whoever runs it (frame.hpp).
-    ++frame_of(continuation)->state.steals;
+  // `victim_stack`: the stack the continuation's owner allocated on when it pushed it (null if unknown).
+  void run_stolen(worker_context& self, std::coroutine_handle<> continuation, segmented_stack* victim_stack) {
+    // This worker now runs the continuation; steals and home are owned by whoever runs it (frame.hpp). The
+    // first steal since the frame's last join finds it on the stack its owner had (stack.md "Where a frame
+    // lives"), unless resume_on wrote home already.
+    frame* const f = frame_of(continuation);
+    if (f->state.steals++ == 0 && !f->state.left_behind) {
+      if (victim_stack == nullptr) broken_invariant("a continuation left in a deque without its home");
+      f->home = victim_stack;
+    }
     worker_counters::bump(self.counters.steals);
     become_active(self);
     run_from_scheduler(continuation);
@@ -442,7 +452,7 @@ class pool_core {
     // Every stack this worker grows (its own, adopted ones, roots' and fresh ones after steals) is grown on
     // this thread, so the pool's budget applies to all of them.
     tls_stack_budget = stack_budget_;
-    tls_stack = new segmented_stack();
+    use_stack(&w, new segmented_stack());
     pin(w);
     std::uint32_t idle_rounds = 0;
     while (true) {

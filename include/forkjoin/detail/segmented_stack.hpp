@@ -150,6 +150,9 @@ class segmented_stack {
     std::byte* limit;  // one past the end of the block; the frames start right after this header
 
     [[nodiscard]] std::byte* base() noexcept { return reinterpret_cast<std::byte*>(this) + sizeof(stacklet); }
+    [[nodiscard]] const std::byte* base() const noexcept {
+      return reinterpret_cast<const std::byte*>(this) + sizeof(stacklet);
+    }
     [[nodiscard]] std::size_t block_bytes() const noexcept {
       return static_cast<std::size_t>(limit - reinterpret_cast<const std::byte*>(this));
     }
@@ -273,6 +276,18 @@ class segmented_stack {
   [[nodiscard]] bool may_be_top(const void* p) const noexcept {
     const auto* const q = static_cast<const std::byte*>(p);
     return (newest_ == nullptr || newest_ == q) && q >= base_ && q < sp_;
+  }
+
+  // True if p lies in one of this stack's stacklets below the current stack pointer: a live block of this
+  // stack. A walk over the stacklets, for slow paths only.
+  [[nodiscard]] bool holds(const void* p) const noexcept {
+    const auto* const q = static_cast<const std::byte*>(p);
+    if (cur_ == nullptr) return false;
+    if (q >= base_ && q < sp_) return true;
+    for (const stacklet* s = cur_->prev; s != nullptr; s = s->prev) {
+      if (q >= s->base() && q < s->sp) return true;
+    }
+    return false;
   }
 
   [[nodiscard]] bool empty() const noexcept {

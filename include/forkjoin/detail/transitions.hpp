@@ -56,7 +56,7 @@ inline void take_stack(segmented_stack* home) noexcept {
   } else {
     delete current;
   }
-  tls_stack = home;
+  use_stack(w, home);
 }
 
 // Give up the current stack (another worker will adopt it when it resumes the frame on it) and continue on an
@@ -68,7 +68,7 @@ inline void give_up_stack() noexcept {
     fresh = new (std::nothrow) segmented_stack();
     if (fresh == nullptr) broken_invariant("out of memory allocating a worker stack");
   }
-  tls_stack = fresh;
+  use_stack(w, fresh);
 }
 
 // ---- exceptions (join.md §5) ----
@@ -164,8 +164,11 @@ inline void acquire_fence_unless_tsan() noexcept {
 // Algorithm 5 lines 13-23: a forked child has returned and its parent's continuation was stolen. True if it
 // was the last of the parent's children to return: the caller then owns the parent and its stack.
 inline bool returned_last(frame* parent) noexcept {
-  segmented_stack* const home = parent->home;
+  // Whether the parent's frame is on our stack, asked of the stack and not of parent->home: the thief that
+  // took the parent may be writing home right now (stack.md "Where a frame lives"); the answer is read
+  // before the fetch_sub, after which the last arrival may adopt our stack.
   segmented_stack* const current = tls_stack;
+  bool const on_our_stack = current->holds(parent);
   chaos_point();
   // LIFETIME: after this fetch_sub the parent may be resumed (and freed) by another worker.
   // release: publishes this child's writes (its result through the out pointer, a delivered exception, the
@@ -177,10 +180,15 @@ inline bool returned_last(frame* parent) noexcept {
     // acquire: we are last; pairs with the release half of the parent's acq_rel fetch_sub in arrive_at_join
     // and with the release fetch_sub of every other child, making the parent's frame and stack ours.
     acquire_fence_unless_tsan();  // model: join.child.fence
-    take_stack(home);
+    // The thief's write of home happens before the parent's arrival, which our acquire follows.
+    if constexpr (k_stack_checks) {
+      if (on_our_stack != (current == parent->home))
+        broken_invariant("a stolen frame's home is not its stack");
+    }
+    take_stack(parent->home);
     return true;
   }
-  if (current == home) give_up_stack();
+  if (on_our_stack) give_up_stack();
   return false;
 }
 

@@ -78,7 +78,20 @@ class deque_owner {
 template <deque_element T>
 class deque_thief {
  public:
-  [[nodiscard]] steal_result<T> steal() noexcept { return d_->steal(); }
+  [[nodiscard]] steal_result<T> steal() noexcept {
+    auto nothing = []() noexcept {};
+    return d_->steal(nothing);
+  }
+  // Like steal(), and calls before_claim() once the thief has seen the item it is about to claim (after its
+  // acquire of bottom, before its CAS on top). What before_claim() reads of the owner's state is at least as
+  // new as the owner's state when it pushed that item, and, if the steal succeeds, not newer than the
+  // owner's state when it found the item gone (a failed pop): docs/protocols/deque.md, "Reading the owner's
+  // state in a steal". The runtime reads there which stack the owner's continuations live on.
+  template <class BeforeClaim>
+    requires std::is_nothrow_invocable_v<BeforeClaim&>
+  [[nodiscard]] steal_result<T> steal(BeforeClaim before_claim) noexcept {
+    return d_->steal(before_claim);
+  }
   // A snapshot that may be stale by the time it returns: a hint for choosing victims, not a guarantee.
   [[nodiscard]] bool empty() const noexcept { return d_->thief_empty(); }
 
@@ -238,9 +251,11 @@ class deque {
         // model: deque.pop.last.slot
         value = owner_slots_[static_cast<std::size_t>(b & owner_mask_)].load(std::memory_order_relaxed);
       }
-      // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins.
+      // seq_cst: the paper's order; pairs with the CAS on top_ in steal(), one of the two wins. acquire on
+      // failure: pairs with the winning thief's CAS, so what it did before its CAS happens before whatever
+      // we do after losing (docs/protocols/deque.md, "Reading the owner's state in a steal").
       const bool won = top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
-                                                    std::memory_order_relaxed);  // model: deque.pop.cas
+                                                    std::memory_order_acquire);  // model: deque.pop.cas
       restore_bottom(b + 1);
       if (won) {
         if constexpr (Keep) {
@@ -253,6 +268,12 @@ class deque {
     }
     // Empty: undo the decrement.
     restore_bottom(b + 1);
+    if constexpr (!detail::tsan_build) {
+      // acquire fence: pairs with the CAS on top_ of the thief that took the last item (its value, or a later
+      // thief's CAS in its release sequence, is the t read above), as the failed CAS above does. The TSan
+      // build's seq_cst load of top_ is an acquire already.
+      detail::acquire_fence();  // model: deque.pop.empty.fence
+    }
     return pop_result<Keep>{};
   }
 
@@ -275,7 +296,8 @@ class deque {
 
   // ---- thief operations (docs/protocols/deque.md §"Operations") ----
 
-  steal_result<T> steal() noexcept {
+  template <class BeforeClaim>
+  steal_result<T> steal(BeforeClaim& before_claim) noexcept {
     std::int64_t t = 0;
     std::int64_t b = 0;
     if constexpr (detail::tsan_build) {
@@ -314,6 +336,7 @@ class deque {
     // may overwrite this slot with index t + capacity; if the owner already has, top_ is past t and the CAS
     // fails, so an overwritten value is never returned.
     const T value = r->at(t).load(std::memory_order_relaxed);  // model: deque.steal.slot
+    before_claim();
     // seq_cst: the paper's order; pairs with the CAS in pop() and those of other thieves; release so that the
     // owner's acquire load of top_ in push() orders our slot read before its overwrite.
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
