@@ -57,9 +57,11 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     worker_context* const here = tls_worker;
     if (here->pool == pool_ && (!worker_ || here->index == *worker_)) return false;  // already there
     // Room for the ancestors' continuations that may sit in this worker's deque (at most one per ancestor):
-    // may throw std::bad_alloc, like the next step, before anything has moved.
+    // may throw std::bad_alloc, like the next step, before anything has moved. An empty deque stays empty
+    // until this worker pushes again, so then there is nothing to make room for.
     std::vector<std::coroutine_handle<>> left;
-    left.reserve(ancestors(self));
+    std::size_t const room = tls_owner.empty() ? 0 : ancestors(self);
+    left.reserve(room);
     // Throws fj::pool_closed_error if the target pool is shutting down; nothing has moved yet, so the task
     // continues here with the exception at its co_await.
     root_of(self).hold_open(pool_->inflight());
@@ -68,7 +70,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     // The task has not been stolen since its last join, so its frame is on this worker's stack; the target
     // worker adopts the stack from `home` (stack.md rule 7).
     self->home = tls_stack;
-    write_homes_of_left_behind(left);
+    if (room != 0) write_homes_of_left_behind(left, room);
     // The target worker adopts the task's stack (stack.md rule 5); we continue on an empty one.
     give_up_stack();
     // LIFETIME: after the push inside submit_to the target may resume the task and this awaiter (in its
@@ -103,8 +105,10 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
   // pool_core.hpp). Those not stolen since their last join and not left behind before live on the stack that
   // leaves with the task; a thief that takes one later would read this worker's next stack as their home. So
   // each is taken out (a pop makes it ours), given its home and marked left_behind, and all are put back in
-  // their order, still stealable (stack.md "Where a frame lives"). `left` has room for all of them.
-  static void write_homes_of_left_behind(std::vector<std::coroutine_handle<>>& left) noexcept {
+  // their order, still stealable (stack.md "Where a frame lives"). `left` has room for `room` of them, the
+  // number of ancestors.
+  static void write_homes_of_left_behind(std::vector<std::coroutine_handle<>>& left,
+                                         std::size_t room) noexcept {
     segmented_stack* const stack = tls_stack;
     while (std::optional<std::coroutine_handle<>> const c = tls_owner.pop()) {
       frame* const f = frame_of(*c);
@@ -113,7 +117,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
         f->home = stack;
         f->state.left_behind = true;
       }
-      if (left.size() == left.capacity()) broken_invariant("resume_on: a deque item that is not an ancestor");
+      if (left.size() == room) broken_invariant("resume_on: a deque item that is not an ancestor");
       left.push_back(*c);
     }
     // Oldest first, as they were: the deque gives them back newest first.

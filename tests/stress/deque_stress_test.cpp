@@ -333,7 +333,7 @@ void before_claim_reads_the_owner_state_of_the_push(deque_fences mode, int thiev
     std::uint64_t epoch;  // written by the owner before the push
   };
   deque<item*> d(2, mode);
-  auto items = std::make_unique<item[]>(n);
+  auto items = std::make_unique<item[]>(n + 1);
   std::atomic<std::uint64_t> epoch{1};
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> stolen{0};
@@ -371,8 +371,10 @@ void before_claim_reads_the_owner_state_of_the_push(deque_fences mode, int thiev
       }
     }
   }
-  while (owner.pop_discard()) {
-  }
+  // One more item, and whatever is left, for the thieves: some steals happen however fast the owner was.
+  items[n].epoch = current;
+  owner.push(&items[n]);
+  while (!owner.empty()) std::this_thread::yield();
   // release: pairs with the thieves' acquire load of stop.
   stop.store(true, std::memory_order_release);
   for (auto& th : threads) th.join();

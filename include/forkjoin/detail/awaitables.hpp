@@ -183,7 +183,8 @@ struct final_awaiter {
   [[gnu::always_inline]] std::coroutine_handle<> await_suspend(std::coroutine_handle<P> h) const noexcept {
     frame* const self = &h.promise();
     // Stolen since its last join (children may still run: join implicitly), a root, parameters with
-    // destructors (frame_state), or a pending child exception: all take the out-of-line path.
+    // destructors, left behind by a move (frame_state), or a pending child exception: all take the
+    // out-of-line path.
     std::uint64_t const state = self->state_word();
     if ((state != k_call_state && state != k_fork_state) || self->exception) [[unlikely]] {
       return transfer(final_slow(h));

@@ -485,7 +485,7 @@ class pool_core {
     delete tls_stack;
     delete w.spare;
     w.spare = nullptr;
-    tls_stack = segmented_stack::no_worker();
+    use_stack(&w, segmented_stack::no_worker());
     tls_owner = fj::deque_owner<std::coroutine_handle<>>::unbound();
     tls_worker = nullptr;
   }

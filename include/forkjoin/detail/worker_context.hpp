@@ -3,6 +3,7 @@
 // a returning child pops it) and the segmented stack that new frames are allocated on.
 
 #include <atomic>
+#include <coroutine>
 #include <cstddef>
 #include <cstdint>
 
