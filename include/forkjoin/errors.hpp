@@ -71,6 +71,16 @@ class stack_budget_error : public error {
   std::size_t would_hold_;
 };
 
+// An operation that needs the calling task's fork-join scope closed was used after a fork whose continuation
+// was stolen and before the join (children may still be running on the task's stack). co_await fj::join
+// first.
+class open_scope_error : public error {
+ public:
+  explicit open_scope_error(const std::string& operation)
+      : error("fj: " + operation +
+              " inside an open fork-join scope whose continuation was stolen: co_await fj::join first") {}
+};
+
 // Work was submitted to a pool whose destructor has already started.
 class pool_closed_error : public error {
  public:

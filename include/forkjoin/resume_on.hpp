@@ -6,11 +6,11 @@
 // other work. To worker k it goes through k's own submission queue (lock-free), so it waits for k even while
 // k is busy or blocked; to "some worker" it goes through the pool's shared queue, which every worker takes
 // from before it steals. Rules: call it outside a fork-join scope (after a join: a task whose continuation
-// has been stolen since its last join cannot move and gets fj::error). Moving onto a pool that is shutting
-// down throws fj::pool_closed_error at the co_await (the task stays where it was); once a task of a root has
-// moved onto a pool, that pool's shutdown (and destructor) waits for the root to finish, because the root's
-// frames may continue on its workers from then on; so a task of that root must not shut the pool down or
-// destroy it (from any worker, of any pool): it would wait for itself. Only the pool's own workers are
+// has been stolen since its last join cannot move and gets fj::open_scope_error). Moving onto a pool that is
+// shutting down throws fj::pool_closed_error at the co_await (the task stays where it was); once a task of a
+// root has moved onto a pool, that pool's shutdown (and destructor) waits for the root to finish, because the
+// root's frames may continue on its workers from then on; so a task of that root must not shut the pool down
+// or destroy it (from any worker, of any pool): it would wait for itself. Only the pool's own workers are
 // detected (fj::deadlock_error).
 //   fj::worker_index()                 // index of the worker running the calling task
 
@@ -20,14 +20,15 @@
 #include <string>
 #include <vector>
 
-#include "forkjoin/detail/awaitables.hpp"
+#include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/detail/stack_ownership.hpp"
 #include "forkjoin/detail/submission.hpp"
-#include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/sync_wait.hpp"
+#include "forkjoin/task.hpp"
 
 namespace fj {
 
@@ -50,9 +51,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
                   "fj::resume_on can only be awaited inside a coroutine that returns fj::task<T>");
     frame* const self = &h.promise();
     if (self->state.steals != 0) {
-      throw error(
-          "fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
-          "first");
+      throw open_scope_error("fj::resume_on");
     }
     worker_context* const here = tls_worker;
     if (here->pool == pool_ && (!worker_ || here->index == *worker_)) return false;  // already there
@@ -117,13 +116,13 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
         f->home = stack;
         f->state.left_behind = true;
       }
-      if (left.size() == room) broken_invariant("resume_on: a deque item that is not an ancestor");
+      if (left.size() == room) internal_error("resume_on: a deque item that is not an ancestor");
       left.push_back(*c);
     }
     // Oldest first, as they were: the deque gives them back newest first.
     for (auto it = left.rbegin(); it != left.rend(); ++it) {
       // The deque held them a moment ago and has not shrunk, so the push needs no allocation and cannot fail.
-      if (!tls_owner.try_push(*it)) broken_invariant("resume_on: a continuation could not be put back");
+      if (!tls_owner.try_push(*it)) internal_error("resume_on: a continuation could not be put back");
     }
   }
 

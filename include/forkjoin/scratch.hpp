@@ -17,14 +17,13 @@
 // was stolen, the array is freed at the implicit join instead (stack.md "Abandoned blocks").
 
 #include <cstddef>
-#include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <new>
 #include <span>
 #include <type_traits>
 
+#include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
@@ -106,11 +105,9 @@ class scratch {
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] static void misuse() noexcept {
-    std::fprintf(
-        stderr,
-        "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the "
-        "first fork and let them die after the join)\n");
-    std::abort();
+    detail::fatal(
+        "an fj::scratch array was freed out of order, or across a fork-join scope (create scratch arrays "
+        "before the first fork and let them die after the join)");
   }
 
   detail::segmented_stack* stack_;

@@ -15,7 +15,6 @@
 #include "forkjoin/detail/segmented_stack.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
-#include "forkjoin/spawn.hpp"
 #include "forkjoin/task.hpp"
 
 namespace fj {

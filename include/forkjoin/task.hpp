@@ -1,19 +1,22 @@
 #pragma once
 // fj::task<T>: the return type of every forkjoin coroutine. A task is created suspended, with its frame on
-// the current worker's segmented stack, and is started only by co_await fj::fork / fj::call or by
-// fj::sync_wait.
+// the current worker's segmented stack, and is started only by co_await fj::fork / fj::call (fork.hpp) or by
+// fj::sync_wait. Its promise decides where the frame lives (operator new), what a task may co_await
+// (await_transform), where its result goes (return_value) and what its end does (final_suspend:
+// detail/task_return.hpp). The frame's state is detail/frame.hpp.
 
 #include <concepts>
 #include <coroutine>
 #include <cstddef>
 #include <exception>
+#include <functional>
 #include <type_traits>
 #include <utility>
 
-#include "forkjoin/detail/awaitables.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/task_return.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/join.hpp"
@@ -38,6 +41,14 @@ namespace detail {
 
 template <class>
 inline constexpr bool dependent_false = false;
+
+// A promise of a forkjoin task (every one is a frame).
+template <class P>
+inline constexpr bool is_task_promise = std::derived_from<P, frame>;
+
+// Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes
+// these through and rejects everything else with a readable error.
+struct runtime_awaitable {};
 
 // What every promise has, whatever its result type.
 class promise_base : public joinable_frame {
@@ -73,7 +84,7 @@ class promise_base : public joinable_frame {
   A await_transform(A&& a) noexcept {
     return std::forward<A>(a);  // A is never a reference here (derived_from rejects them): a move
   }
-  // See joinable_frame and join_awaiter for why the two compilers await a join differently.
+  // See joinable_frame and join_awaiter (join.hpp) for why the two compilers await a join differently.
 #if FJ_DETAIL_JOIN_BY_REFERENCE
   joinable_frame& await_transform(join_t) noexcept { return *this; }
 #else
@@ -112,7 +123,7 @@ class promise : public promise_base {
   // Where the result goes: fj::fork and fj::call leave it in tls_next_out just before they create the task
   // (sync_wait sets null afterwards). Read here rather than stored by the fork after the child's creation,
   // because the fork would have to keep the pointer across that call, in a callee-saved register that every
-  // resume of every task saves and restores (docs/performance.md, "One callee-saved register").
+  // resume of every task saves and restores (docs/experiments.md, "One callee-saved register").
   T* out_ = static_cast<T*>(tls_next_out);
 };
 
@@ -187,5 +198,15 @@ template <class X>
 inline constexpr bool is_task_v = false;
 template <class T>
 inline constexpr bool is_task_v<task<T>> = true;
+
+// fn(args...) can be called and returns an fj::task.
+template <class F, class... Args>
+concept task_invocable =
+    std::invocable<F, Args...> && is_task_v<std::remove_cvref_t<std::invoke_result_t<F, Args...>>>;
+
+// The T of the fj::task<T> that fn(args...) returns.
+template <class F, class... Args>
+  requires task_invocable<F, Args...>
+using task_result_t = typename std::remove_cvref_t<std::invoke_result_t<F, Args...>>::value_type;
 
 }  // namespace fj

@@ -1,5 +1,5 @@
 // Relacy model of the split-counter join and its first-exception slot (include/forkjoin/detail/frame.hpp,
-// transitions.hpp, awaitables.hpp; docs/protocols/join.md), in the production build (release fetch_sub plus
+// join.hpp, detail/task_return.hpp; docs/protocols/join.md), in the production build (release fetch_sub plus
 // an acquire fence in the child) and the TSan build (acq_rel fetch_sub, no fence).
 //
 // Thread 0 runs the parent's stolen continuation up to its join (explicit `co_await fj::join`, or the
@@ -62,7 +62,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     continued = 0;
   }
 
-  // transitions.hpp deliver_exception
+  // join.hpp deliver_exception
   void deliver_exception(int e) {
     if (fj_model::protocol_mutant("join.exception.claim.split")) {
       // Mutant: test, then set; two writers can both see "unclaimed".
@@ -78,7 +78,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     }
   }
 
-  // transitions.hpp arrive_at_join (last: the join is reset there)
+  // join.hpp arrive_at_join (last: the join is reset there)
   bool arrive_at_join() {
     const std::uint32_t ours = k_join_init - f.steals(RL_INFO);
     if (f.joins.fetch_sub(ours, rmw(rl::mo_acq_rel, "join.parent.fetch_sub"), RL_INFO) ==
@@ -89,7 +89,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     return false;
   }
 
-  // transitions.hpp stolen_join_is_ready (ready: the join is reset there)
+  // join.hpp stolen_join_is_ready (ready: the join is reset there)
   bool stolen_join_is_ready() {
     if (f.joins.load(ld(rl::mo_acquire, "join.ready.load"), RL_INFO) ==
         k_join_init - f.steals(RL_INFO)) {  // model: join.ready.load
@@ -101,7 +101,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
 
   bool join_is_ready() { return f.steals(RL_INFO) == 0 || stolen_join_is_ready(); }
 
-  // transitions.hpp reset_join
+  // join.hpp reset_join
   void reset_join() {
     f.steals(RL_INFO) = 0;
     f.joins.store(k_join_init, st(rl::mo_relaxed, "join.reset"), RL_INFO);  // model: join.reset
@@ -114,7 +114,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     for (int c = 1; c <= config.children; ++c) RL_ASSERT(f.result[c](RL_INFO) == c);
   }
 
-  // awaitables.hpp join_steps::resume (and rethrow)
+  // join.hpp join_steps::resume (and rethrow)
   void resume_after_join() {
     check_continuation();
     const int e = f.exception(RL_INFO);
@@ -126,7 +126,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     }
   }
 
-  // transitions.hpp finish: take the exception, destroy the frame.
+  // task_return.hpp finish: take the exception, destroy the frame.
   void finish() {
     check_continuation();
     const int e = f.exception(RL_INFO);
@@ -137,7 +137,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     f.exception(RL_INFO) = 0;
   }
 
-  // transitions.hpp resume_at_join: the last child resets the join before it resumes the parent.
+  // join.hpp resume_at_join: the last child resets the join before it resumes the parent.
   void resume_at_join() {
     if (f.at_final(RL_INFO)) {
       finish();
@@ -147,7 +147,7 @@ struct join_suite : rl::test_suite<join_suite<Threads>, Threads> {
     }
   }
 
-  // transitions.hpp return_to_stolen_parent
+  // task_return.hpp return_to_stolen_parent
   void return_to_stolen_parent() {
     const rl::memory_order child_order =
         config.tsan ? rmw(rl::mo_acq_rel, "join.child.order")

@@ -161,7 +161,7 @@ inline void atomic_thread_fence(rl::memory_order mo, const char* site) {
                                   : site_kind::fence_acquire,
            mo, site);
 }
-// transitions.hpp: std::atomic_thread_fence(acquire) outside TSan builds; there the RMW before it is acq_rel.
+// join.hpp: std::atomic_thread_fence(acquire) outside TSan builds; there the RMW before it is acq_rel.
 inline void acquire_fence_unless_tsan(bool tsan, const char* site) {
   if (!tsan) atomic_thread_fence(rl::mo_acquire, site);  // model: join.fence.body
 }

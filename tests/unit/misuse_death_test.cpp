@@ -1,7 +1,7 @@
 // Misuse gets a named error: every misuse the runtime detects, run in a child process (GoogleTest death
 // tests, "threadsafe" style: the child re-executes this program, since pools have threads), checking the text
 // the process prints as it dies. The expected texts are written out here, not taken from the library, so a
-// changed message fails these tests; README "Misuse and what it produces" lists the same cases.
+// changed message fails these tests; docs/misuse.md lists the same cases.
 //
 // Typed errors (fj::not_in_worker_error, fj::deadlock_error, fj::pool_closed_error, ...) are checked by
 // letting them escape uncaught: the C++ runtime's terminate handler (libstdc++'s, with both compilers here)
@@ -223,17 +223,16 @@ TEST_F(MisuseDeathTest, ResumeOnAfterAStealBeforeTheJoinNamesError) {
         fj::sync_wait(pool, resume_on_in_open_scope, &pool, &stolen);
       }),
       uncaught(
-          "fj::error",
-          "fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
+          "fj::open_scope_error",
+          "fj: fj::resume_on inside an open fork-join scope whose continuation was stolen: co_await fj::join "
           "first"));
 }
 
 // ---- scratch arrays ----
 
 constexpr std::string_view k_scratch_misuse =
-    "fj::scratch: freed out of order, or across a fork-join scope (create scratch arrays before the first "
-    "fork "
-    "and let them die after the join)";
+    "fj: an fj::scratch array was freed out of order, or across a fork-join scope (create scratch arrays "
+    "before the first fork and let them die after the join)";
 
 fj::task<void> scratch_freed_out_of_order() {
   std::optional<fj::scratch<int>> first(std::in_place, 8);
@@ -299,7 +298,7 @@ TEST_F(MisuseDeathTest, ATaskStartedLongAfterItWasCreatedStopsTheProcessInChecke
         fj::unit_pool pool;
         (void)fj::sync_wait(pool, tasks_started_out_of_order);
       },
-      literal("fj::fork/fj::call: the task was not created right before it was started"));
+      literal("fj: fj::fork/fj::call started a task that was not created right before it"));
 }
 
 // The result of fj::fork kept and then dropped on an early return: the child was created and is never started
@@ -328,7 +327,7 @@ TEST_F(MisuseDeathTest, AForkResultDroppedWithoutCoAwaitStopsTheProcessInChecked
         fj::unit_pool pool;
         (void)fj::sync_wait(pool, drops_a_fork, true);
       },
-      literal("fj::fork/fj::call: the result was destroyed without being co_awaited"));
+      literal("fj: the result of fj::fork/fj::call was destroyed without being co_awaited"));
 }
 
 // ---- the segmented stack's own checks (internal, reached only through fj::detail) ----

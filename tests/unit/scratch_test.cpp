@@ -77,7 +77,7 @@ TEST(ScratchDeathTest, FreeingOutOfOrderStopsWithAMessage) {
         fj::unit_pool pool;
         fj::sync_wait(pool, free_out_of_order);
       },
-      "fj::scratch: freed out of order");
+      "fj: an fj::scratch array was freed out of order");
 }
 
 // A task holding scratch arrays throws between a fork and its join after its continuation was stolen: the

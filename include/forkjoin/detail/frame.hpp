@@ -114,7 +114,7 @@ struct frame {
 // coroutine's locals through it), and it is what a transfer jumps through. A frame is the handle's address
 // plus a constant: passing frames costs an instruction at every conversion, and a frame computed at a resume
 // function's entry and needed after a call takes a second callee-saved register, saved and restored on every
-// resume of every task (docs/performance.md, "One callee-saved register").
+// resume of every task (docs/experiments.md, "One callee-saved register").
 [[gnu::always_inline]] inline frame* frame_of(std::coroutine_handle<> h) noexcept {
   return static_cast<frame*>(__builtin_coro_promise(h.address(), alignof(frame), false));
 }

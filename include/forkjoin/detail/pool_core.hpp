@@ -21,13 +21,14 @@
 
 #include "forkjoin/detail/atomics.hpp"
 #include "forkjoin/detail/chaos.hpp"
+#include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/os_thread.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/stack_ownership.hpp"
 #include "forkjoin/detail/submission.hpp"
 #include "forkjoin/detail/transfer.hpp"
-#include "forkjoin/detail/transitions.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/pool_options.hpp"
@@ -428,7 +429,7 @@ class pool_core {
     // lives"), unless resume_on wrote home already.
     frame* const f = frame_of(continuation);
     if (f->state.steals++ == 0 && !f->state.left_behind) {
-      if (victim_stack == nullptr) broken_invariant("a continuation left in a deque without its home");
+      if (victim_stack == nullptr) internal_error("a continuation left in a deque without its home");
       f->home = victim_stack;
     }
     worker_counters::bump(self.counters.steals);
@@ -481,7 +482,7 @@ class pool_core {
       if (stop_.load(std::memory_order_acquire)) break;
       idle(w, idle_rounds++);
     }
-    if (!tls_stack->empty()) broken_invariant("a worker stopped with frames on its stack");
+    if (!tls_stack->empty()) internal_error("a worker stopped with frames on its stack");
     delete tls_stack;
     delete w.spare;
     w.spare = nullptr;

@@ -24,12 +24,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <exception>
 #include <mutex>
 #include <new>
 #include <utility>
 
+#include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/fault_injection.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
@@ -58,8 +58,9 @@ inline constexpr bool k_stack_poisoning = true;
 inline constexpr bool k_stack_poisoning = false;
 #endif
 
-// Whether deallocate() checks that it frees the last allocation (debug and ASan builds): a violation is a
-// broken invariant of the runtime, so it terminates with a message instead of corrupting the stack.
+// The checked builds: NDEBUG not defined, or AddressSanitizer on. There deallocate() checks that it frees the
+// last allocation and fork/call that it starts the task made last (a violation stops the process with a
+// message instead of corrupting the stack); other builds do not check.
 #if !defined(NDEBUG) || defined(FJ_DETAIL_STACK_ASAN)
 inline constexpr bool k_stack_checks = true;
 #else
@@ -177,7 +178,7 @@ class segmented_stack {
 
   ~segmented_stack() {
     if (!empty()) {
-      invariant_broken("segmented_stack destroyed while frames are still allocated on it");
+      internal_error("segmented_stack destroyed while frames are still allocated on it");
     }
     if (cur_ != nullptr) {
       // The stack is empty, so cur_ is the bottom stacklet and at most the cache lies above it.
@@ -226,7 +227,7 @@ class segmented_stack {
     auto* const q = static_cast<std::byte*>(p);
     if constexpr (k_stack_checks) {
       if (!(q >= base_ && q < sp_)) [[unlikely]] {
-        invariant_broken("segmented_stack::deallocate_last of a block outside the current stacklet");
+        internal_error("segmented_stack::deallocate_last of a block outside the current stacklet");
       }
     }
     free_top(q);
@@ -323,21 +324,14 @@ class segmented_stack {
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] static void freed_off_worker() noexcept {
-    std::fputs(
-        "fj: a task was destroyed on a thread that is not a forkjoin worker (an unstarted fj::task must be "
-        "dropped on the worker that created it)\n",
-        stderr);
-    std::abort();
-  }
-
-  [[noreturn, gnu::cold, gnu::noinline]] static void invariant_broken(const char* what) noexcept {
-    std::fprintf(stderr, "fj: internal invariant broken: %s\n", what);
-    std::terminate();
+    fatal(
+        "a task was destroyed on a thread that is not a forkjoin worker (an unstarted fj::task must be "
+        "dropped on the worker that created it)");
   }
 
   void check_last(std::byte* q, std::size_t n) const noexcept {
     if (!is_last(q, n)) [[unlikely]] {
-      invariant_broken("segmented_stack::deallocate of a block that is not the last allocation");
+      internal_error("segmented_stack::deallocate of a block that is not the last allocation");
     }
   }
 

@@ -4,8 +4,8 @@
 // saves every callee-saved register it uses anywhere, on every resume; a value that must survive one of these
 // calls would otherwise take one more such register for all resumes of every task. With clang on x86-64 the
 // slow paths use the preserve_most convention instead (the callee saves what it clobbers), so the hot path
-// keeps its values in scratch registers across them: fib's resume function saves 3 registers instead of 5
-// (scripts/callgrind-per-fork.sh: 259 -> 233 instructions per fork together with the noexcept fork push).
+// keeps its values in scratch registers across them, and a task's resume function saves fewer registers on
+// every resume (docs/experiments.md).
 //
 // Only for noexcept functions: LLVM lets a landing pad rely on the registers the callee preserves, but the
 // unwinder (libgcc) restores only the base ABI's callee-saved registers when an exception passes through

@@ -1,11 +1,13 @@
 #pragma once
 // How control passes from one task to the next. Normally by symmetric transfer: await_suspend returns the
 // next coroutine's handle and the compiler makes the jump a tail call, so any number of transfers uses no OS
-// stack. g++-12 does not make that tail call at -O0, nor under ASan or TSan (PITFALLS "Coroutines and
-// threads"): there every transfer nests a call, and the OS stack grows with the number of transfers until the
-// worker returns to its scheduler loop. For those builds the runtime trampolines instead: the next handle is
-// parked in a thread-local and the worker's loop resumes it, which costs a return and a loop iteration per
-// transfer but keeps the stack flat. FJ_TRAMPOLINE=0/1 overrides the choice.
+// stack. g++-12 does not make that tail call at -O0, nor under ASan or TSan (docs/traps.md "g++ and symmetric
+// transfer"): there every transfer nests a call, and the OS stack grows with the number of transfers until
+// the worker returns to its scheduler loop. For those builds the runtime trampolines instead: the next handle
+// is parked in a thread-local and the worker's loop resumes it, which costs a return and a loop iteration per
+// transfer but keeps the stack flat. FJ_TRAMPOLINE=0/1 overrides the choice. The choice is made per
+// translation unit, so the scheduler loop always drains the parked handle: tasks compiled in either mode can
+// run on a scheduler compiled in the other.
 
 #include <coroutine>
 
@@ -37,14 +39,13 @@ inline constinit thread_local void* tls_next = nullptr;
 }
 
 // Resumes `h` from a scheduler loop, and then whatever it parked, until control comes back with nothing to
-// run.
+// run. Drains in every mode (see above); without trampolining the thread-local stays null, one load per
+// scheduled task.
 inline void run_from_scheduler(std::coroutine_handle<> h) {
   h.resume();
-  if constexpr (trampoline_transfers) {
-    while (void* next = tls_next) {
-      tls_next = nullptr;
-      std::coroutine_handle<>::from_address(next).resume();
-    }
+  while (void* next = tls_next) {
+    tls_next = nullptr;
+    std::coroutine_handle<>::from_address(next).resume();
   }
 }
 

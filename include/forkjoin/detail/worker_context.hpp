@@ -58,7 +58,8 @@ struct worker_context {
   segmented_stack* spare = nullptr;
   // The stack this worker allocates on (its tls_stack), published for thieves: a continuation in this
   // worker's deque that was not stolen since its last join lives on it, and the thief that steals it writes
-  // it into the frame's `home` (stack.md "Where a frame lives"). Written only through use_stack().
+  // it into the frame's `home` (stack.md "Where a frame lives"). Written only through use_stack()
+  // (stack_ownership.hpp).
   std::atomic<segmented_stack*> stack{nullptr};
   std::uint64_t rng_state = 0;
   worker_counters counters;
@@ -77,22 +78,5 @@ inline constinit thread_local void* tls_next_out = nullptr;
 // ordinary thread: segmented_stack::no_worker() (every allocation throws fj::not_in_worker_error), except
 // while sync_wait creates a root frame on the root's own stack.
 inline constinit thread_local segmented_stack* tls_stack = segmented_stack::no_worker();
-
-// Makes `s` the stack this worker allocates on, and publishes it for thieves.
-inline void use_stack(worker_context* w, segmented_stack* s) noexcept {
-  tls_stack = s;
-  // relaxed: ordered for thieves by the deque (stack.md "Where a frame lives"): a thief reads it after its
-  // acquire of bottom_, which pairs with the push of the continuation it claims (so it sees the stack of that
-  // push or a newer one), and before its CAS on top_, which the failed pop that precedes any newer value here
-  // acquires (so it sees no newer one).
-  w->stack.store(s, std::memory_order_relaxed);  // model: worker.stack.publish
-}
-
-// A thief's reading of the stack its victim allocates on: between its acquire of the victim's bottom_ and its
-// CAS on top_ (deque_thief::steal's before_claim), where it is the stack of the continuation it claims.
-inline segmented_stack* stack_of(const worker_context& victim) noexcept {
-  // relaxed: see use_stack().
-  return victim.stack.load(std::memory_order_relaxed);  // model: worker.stack.read
-}
 
 }  // namespace fj::detail
