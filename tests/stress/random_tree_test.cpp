@@ -256,7 +256,7 @@ fj::task<node_value> tree_node(const tree_context* ctx, std::uint64_t id, int de
   node_shape const s = shape_of(ctx->params, id, depth);
   // A task that has forked nothing yet may always move (resume_on refuses only inside a stolen scope).
   // Two branches, not one co_await of a conditional expression choosing the awaitable: g++-12 evaluates both
-  // arms of such an operand, and the arm not taken dereferences a null pool pointer (README compiler notes).
+  // arms of such an operand, and the arm not taken dereferences a null pool pointer (docs/compilers.md).
   if (s.move && ctx->busy != nullptr) {
     co_await fj::resume_on(*ctx->busy, s.move_to % ctx->busy->size());
     ctx->moves.fetch_add(1, std::memory_order_relaxed);
