@@ -19,6 +19,7 @@
 #   FJ_BUILD_ROOT    where the build trees go (default: build, one build/<preset> per configuration)
 #   FJ_JOBS          parallel build and test jobs, and files clang-tidy checks at once (default: 2)
 #   FJ_TEST_SEED     seed for the randomised tests (default: each test's fixed seed; tests print it)
+# Commit messages: `git config core.hooksPath .githooks` makes .githooks/commit-msg reject subjects over 72 characters.
 # The last line is `N passed, N failed`, summed over configurations (ctest's counts; format, docs and tidy count as
 # one test each). A configuration that fails to configure, has build errors, or runs no test adds one failure; a
 # test whose program did not build fails as "Not Run". The exit status is non-zero iff anything failed.
