@@ -67,7 +67,7 @@ inline std::atomic<unsigned> tsan_stand_in{0};
 
 // A full fence, equivalent to std::atomic_thread_fence(seq_cst). On x86-64 a locked no-op on the top of the
 // stack does the same job as mfence (x86 orders locked instructions with all loads and stores) and is
-// cheaper (docs/experiments.md, "A locked add instead of mfence").
+// cheaper (docs/experiments.md, "A locked no-op instead of mfence").
 inline void seq_cst_fence() noexcept {
   if constexpr (tsan_build) {
     // seq_cst: TSan stand-in for a seq_cst fence (see fences::tsan_stand_in).
