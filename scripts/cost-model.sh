@@ -38,6 +38,7 @@ for w in fib integrate; do
   echo "cost-model.sh: callgrind, $w (a minute or two)" >&2
   scripts/callgrind-per-fork.sh "$exe" "$w" >"$tmp/cg-$w"
 done
+load="$(cut -d ' ' -f 1 /proc/loadavg 2>/dev/null || echo unknown)"
 "$exe" --workload fib --n "$fib_n" --reps "$reps" >"$tmp/t-fib"
 "$exe" --workload integrate --n "$integrate_n" --reps "$reps" >"$tmp/t-integrate"
 
@@ -90,7 +91,9 @@ block="$tmp/block"
   echo "| fib($fib_n) | $(ns fib serial) | $(ns fib serial-out) | $(ns fib unit) | $(ratio fib 'T1/Ts') | $(ratio fib 'T1/Ts-out') |"
   echo "| integrate($integrate_n) | $(ns integrate serial) | $(ns integrate serial-out) | $(ns integrate unit) | $(ratio integrate 'T1/Ts') | $(ratio integrate 'T1/Ts-out') |"
   echo
-  echo "One run on a shared machine moves by several per cent; compare changes as \"Measuring a change\" says."
+  echo "The 1-minute load average was $load when the runs started; on a busy machine the times, and more so the"
+  echo "ratios, are off (the instruction counts are not). One run moves by several per cent even on a quiet one:"
+  echo "compare changes as \"Measuring a change\" says."
   echo '<!-- cost-model:end -->'
 } >"$block"
 
