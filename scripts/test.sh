@@ -5,25 +5,29 @@
 #
 # Configurations (CMake presets, see CMakePresets.json) and the ctest labels each one runs:
 #   format                       scripts/format-check.sh (clang-format-19, .clang-format)
+#   docs                         scripts/check-doc-refs.sh (every file and section a comment or document cites
+#                                exists; its --self-test first)
 #   tidy                         scripts/tidy.sh (clang-tidy-19, .clang-tidy, over the clang-debug compile commands
 #                                of tests/unit, tests/stress, examples and bench; configures, does not build)
 #   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, fuzz (clang), bench-quick)
 #   clang-tsan, gcc-tsan         unit, stress
 #   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
 # Environment:
-#   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format" and "tidy"
-#                    run scripts/format-check.sh and scripts/tidy.sh, each as one more configuration
+#   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format", "docs" and
+#                    "tidy" run scripts/format-check.sh, scripts/check-doc-refs.sh and scripts/tidy.sh, each as one
+#                    more configuration
 #   FJ_BUILD_ROOT    where the build trees go (default: build, one build/<preset> per configuration)
 #   FJ_JOBS          parallel build and test jobs, and files clang-tidy checks at once (default: 2)
 #   FJ_TEST_SEED     seed for the randomised tests (default: each test's fixed seed; tests print it)
-# The last line is `N passed, N failed`, summed over configurations (ctest's counts; format and tidy count as one
-# test each). A configuration that fails to configure, has build errors, or runs no test adds one failure; a
+# Commit messages: `git config core.hooksPath .githooks` makes .githooks/commit-msg reject subjects over 72 characters.
+# The last line is `N passed, N failed`, summed over configurations (ctest's counts; format, docs and tidy count as
+# one test each). A configuration that fails to configure, has build errors, or runs no test adds one failure; a
 # test whose program did not build fails as "Not Run". The exit status is non-zero iff anything failed.
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
 
-default_configs="format tidy gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
+default_configs="format docs tidy gcc-release clang-release clang-tsan gcc-tsan clang-asan gcc-asan"
 configs="${FJ_TEST_CONFIGS:-$default_configs}"
 configs="${configs//,/ }"
 build_root="${FJ_BUILD_ROOT:-build}"
@@ -112,6 +116,19 @@ run_format() {
   fi
 }
 
+# scripts/check-doc-refs.sh (its self-test, then the repository) as one test.
+run_docs() {
+  echo
+  echo "=== docs: scripts/check-doc-refs.sh"
+  if scripts/check-doc-refs.sh --self-test && scripts/check-doc-refs.sh; then
+    total_passed=$((total_passed + 1))
+    summary+=("docs:             1 passed, 0 failed")
+  else
+    total_failed=$((total_failed + 1))
+    summary+=("docs:             0 passed, 1 failed")
+  fi
+}
+
 # scripts/tidy.sh as one test: its per-file progress goes to the log; the findings and its last line are shown.
 run_tidy() {
   local log="$build_root/tidy.log" t0=$SECONDS
@@ -132,6 +149,7 @@ run_tidy() {
 for config in $configs; do
   case "$config" in
     format) run_format ;;
+    docs) run_docs ;;
     tidy) run_tidy ;;
     *) run_config "$config" ;;
   esac

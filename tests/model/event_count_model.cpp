@@ -54,7 +54,8 @@ class model_event_count {
 
   void notify_one() {
     if (fj_model::protocol_mutant("ec.notify.load_skip")) {
-      // Mutant: decide from a plain load and skip the RMW when nobody seems to wait (PITFALLS.md).
+      // Mutant: decide from a plain load and skip the RMW when nobody seems to wait
+      // (docs/traps.md "Event count: re-check and always notify").
       if ((state_.load(rl::mo_relaxed, RL_INFO) & k_waiter_mask) == 0) return;
     }
     const std::uint64_t old =

@@ -95,8 +95,8 @@ int depth_for(double mean, std::uint64_t budget, int cap) {
 
 tree_params draw_params(std::uint64_t h, bool handoffs) {
   tree_params p;
-  // Chains test deep recursion. g++ builds without tail calls spend OS stack per level (PITFALLS): shorter
-  // there.
+  // Chains test deep recursion. g++ builds without tail calls spend OS stack per level (docs/traps.md
+  // "g++ and symmetric transfer"): shorter there.
   int const chain_cap = fj::test::gcc_no_tail_calls ? 300 : 2000;
   switch (h % 4) {
     case 0:  // bushy

@@ -51,8 +51,8 @@ inline constexpr bool sanitized = asan || tsan;
 inline constexpr bool can_replace_global_new = FJ_TEST_CAN_REPLACE_GLOBAL_NEW != 0;
 
 // g++-12 does not compile symmetric transfer into a tail call at -O0, nor under ASan or TSan even at -O2
-// (PITFALLS "Coroutines and threads"): a deep chain of nested awaits then grows the OS stack. Tests cap their
-// recursion depth when this is true. clang-19 makes the tail call in all of these builds.
+// (docs/traps.md "g++ and symmetric transfer"): a deep chain of nested awaits then grows the OS stack. Tests
+// cap their recursion depth when this is true. clang-19 makes the tail call in all of these builds.
 #if defined(__GNUC__) && !defined(__clang__)
 inline constexpr bool gcc_no_tail_calls = !optimized || asan || tsan;
 #else

@@ -90,7 +90,7 @@ TEST(DeepRecursion, AChainOfStolenTasksWaitingAtTheirImplicitJoinFinishesOnASmal
 // deallocation"). So after chains that cross stacklet boundaries have returned, the worker's stack must be
 // exactly as before, however many boundaries the returns crossed: each depth below ends at a different offset
 // within its last stacklet. (Written for an experiment that moved that test into a flag the allocator sets,
-// docs/performance.md "A block prefix": with the flag never set this test crashed.)
+// docs/experiments.md "A block prefix": with the flag never set this test crashed.)
 struct chain_run {
   int depth = 0;
   long result = 0;

@@ -1,7 +1,7 @@
 // AddressSanitizer sees a use after free of memory on a segmented stack: a frame or an fj::scratch array that
 // a task kept a pointer into is poisoned once it is freed, so reading it reports use-after-poison. Without
-// the poisoning ASan could not see it, since the stacklet under the frame is live heap memory (PITFALLS
-// "Memory tools"). ASan builds only.
+// the poisoning ASan could not see it, since the stacklet under the frame is live heap memory (docs/traps.md
+// "AddressSanitizer and stacklets"). ASan builds only.
 
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>

@@ -34,7 +34,8 @@ fj::task<long> fork_chain(int depth) {
 }
 
 // Deep enough for any frame size to overflow 64 KiB; the recursion stops at the budget (a few hundred
-// frames), so the OS stack is safe even where g++ makes no tail calls (PITFALLS).
+// frames), so the OS stack is safe even where g++ makes no tail calls
+// (docs/traps.md "g++ and symmetric transfer").
 constexpr int k_too_deep = 100'000;
 // Shallow enough for 64 KiB with any frame size we build (about 60 KiB of stacklets, frames under 1 KiB).
 constexpr int k_fits = 40;

@@ -39,7 +39,8 @@
 namespace fj::detail {
 
 // True when compiled with -fsanitize=thread. TSan does not model fences, so code that relies on fences must
-// use ordered accesses instead in that build (see PITFALLS.md and docs/protocols/deque.md §"TSan mode").
+// use ordered accesses instead in that build (docs/traps.md "ThreadSanitizer does not understand fences",
+// docs/protocols/deque.md §"TSan mode").
 #if defined(__SANITIZE_THREAD__)
 inline constexpr bool tsan_build = true;
 #elif defined(__has_feature)
@@ -66,7 +67,7 @@ inline std::atomic<unsigned> tsan_stand_in{0};
 
 // A full fence, equivalent to std::atomic_thread_fence(seq_cst). On x86-64 a locked no-op on the top of the
 // stack does the same job as mfence (x86 orders locked instructions with all loads and stores) and is
-// cheaper: measured on these machines 9 ns against 15 ns for clang's mfence.
+// cheaper (docs/experiments.md, "A locked no-op instead of mfence").
 inline void seq_cst_fence() noexcept {
   if constexpr (tsan_build) {
     // seq_cst: TSan stand-in for a seq_cst fence (see fences::tsan_stand_in).

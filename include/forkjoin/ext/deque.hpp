@@ -215,7 +215,8 @@ class deque {
     if constexpr (detail::tsan_build) {
       // seq_cst store then seq_cst load: with the seq_cst loads in steal() the single total order forbids
       // "we miss the thief's CAS on top_ and the thief misses this decrement" (store buffering).
-      // It is also a release, so a thief reading bottom_ from here is in a release sequence (PITFALLS.md).
+      // It is also a release, so a thief reading bottom_ from here is in a release sequence
+      // (docs/traps.md "ThreadSanitizer does not understand fences").
       bottom_.store(b, std::memory_order_seq_cst);  // model: deque.pop.reserve.tsan
       t = top_.load(std::memory_order_seq_cst);     // model: deque.pop.top.tsan
     } else {
@@ -279,7 +280,8 @@ class deque {
 
   void restore_bottom(std::int64_t b) noexcept {
     if constexpr (detail::tsan_build) {
-      // seq_cst (at least release): a thief may read bottom_ from this store (PITFALLS.md).
+      // seq_cst (at least release): a thief may read bottom_ from this store
+      // (docs/traps.md "ThreadSanitizer does not understand fences").
       bottom_.store(b, std::memory_order_seq_cst);  // model: deque.restore.bottom.tsan
     } else {
       // relaxed: the paper's order; a thief reading it sees top_ >= bottom_ or fails its CAS.
@@ -302,7 +304,8 @@ class deque {
     std::int64_t b = 0;
     if constexpr (detail::tsan_build) {
       // seq_cst: pairs with the seq_cst store of bottom_ in pop() (store buffering) and, as an acquire, with
-      // the CAS of the thief that moved top_ here.
+      // the CAS of the thief that moved top_ here. Acquire alone would not do (docs/traps.md "The deque's
+      // memory orders").
       t = top_.load(std::memory_order_seq_cst);  // model: deque.steal.top.tsan
       // seq_cst: acquire pairs with the release store of bottom_ in push(); seq_cst with pop()'s store.
       b = bottom_.load(std::memory_order_seq_cst);  // model: deque.steal.bottom.tsan

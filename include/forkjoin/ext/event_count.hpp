@@ -2,7 +2,7 @@
 // An event count: lets a thread sleep until "something may have changed" without losing a wake-up that races
 // with its decision to sleep. The protocol and a proof sketch are in docs/protocols/sleep.md §"Event count".
 //
-// Use (the re-check is what makes it correct; PITFALLS.md "Joins and sleeping"):
+// Use (the re-check is what makes it correct; docs/traps.md "Event count: re-check and always notify"):
 //
 //   waiter                                   notifier
 //   while (!ready()) {                        make_ready();          // any store, any order
@@ -36,7 +36,7 @@ namespace fj {
 // Deviations from the classic design (Dmitry Vyukov's eventcount, also folly's EventCount):
 //  - notify always does its read-modify-write of the epoch and decides whether to make the wake system call
 //    from the waiter count that this RMW read, never from a separate load (a plain load that skips the RMW
-//    loses wake-ups; PITFALLS.md);
+//    loses wake-ups; docs/traps.md "Event count: re-check and always notify");
 //  - the orders are acquire/release on the one word rather than seq_cst fences, so ThreadSanitizer checks it
 //    as written: there are no fences and no TSan-only mode.
 //
