@@ -39,8 +39,8 @@ namespace {
 
 // Layout probe: scripts/ab-layouts.sh builds this file with FJ_BENCH_LAYOUT_PAD = 16, 32, ... bytes, which
 // moves every function defined after this one by that much. Where the hot code falls relative to 64-byte
-// lines alone moves fib and integrate by up to 12 % (docs/performance.md, "Measuring a change"), so a change
-// is judged over several placements, not one.
+// lines alone moves fib and integrate by several per cent (docs/performance.md, "Measuring a change"), so a
+// change is judged over several placements, not one.
 #if defined(FJ_BENCH_LAYOUT_PAD) && FJ_BENCH_LAYOUT_PAD > 0
 #define FJ_BENCH_STRINGIFY_VALUE(x) #x
 #define FJ_BENCH_STRINGIFY(x) FJ_BENCH_STRINGIFY_VALUE(x)

@@ -27,8 +27,8 @@
 // memory model, not in C++'s: the C++ standard has no notion of membarrier.
 
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>
+
+#include "forkjoin/detail/fatal.hpp"
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -112,8 +112,7 @@ inline void process_wide_fence() noexcept {
 #if defined(__linux__)
   compiler_fence();
   if (::syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-    std::fputs("fj: membarrier(PRIVATE_EXPEDITED) failed after a successful registration\n", stderr);
-    std::abort();
+    internal_error("membarrier(PRIVATE_EXPEDITED) failed after a successful registration");
   }
   compiler_fence();
 #else
