@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "forkjoin/detail/build_mode.hpp"
+#include "forkjoin/detail/inflight_counter.hpp"
 #include "forkjoin/detail/lazy_accounting.hpp"
 #include "forkjoin/detail/os_thread.hpp"
 #include "forkjoin/detail/pool_core.hpp"
