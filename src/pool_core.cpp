@@ -37,7 +37,7 @@ namespace {
 std::string describe_modes(unsigned bits) {
   std::string text = (bits & k_mode_tsan) != 0 ? "ThreadSanitizer" : "no ThreadSanitizer";
   text += (bits & k_mode_stack_checks) != 0 ? ", stack checks on (NDEBUG not defined, or AddressSanitizer)"
-                                             : ", stack checks off (NDEBUG defined)";
+                                            : ", stack checks off (NDEBUG defined)";
   return text;
 }
 
@@ -45,8 +45,8 @@ std::string describe_modes(unsigned bits) {
 void check_modes(build_mode mode) {
   if (mode.bits == k_build_mode) return;
   throw invalid_config_error(
-      "forkjoin: this program was compiled with " + describe_modes(mode.bits) + ", but the forkjoin library with " +
-      describe_modes(k_build_mode) +
+      "forkjoin: this program was compiled with " + describe_modes(mode.bits) +
+      ", but the forkjoin library with " + describe_modes(k_build_mode) +
       "; the two share data structures whose layout and protocol depend on these modes. Build the library in "
       "the same configuration (NDEBUG, -fsanitize=thread) as the code that uses it");
 }
@@ -203,7 +203,8 @@ void pool_engine::stop_workers() noexcept {
 
 // ---- pool_core: the interface, forwarded ----
 
-pool_core::pool_core(const config& cfg, build_mode mode) : engine_(std::make_unique<pool_engine>(*this, cfg, mode)) {}
+pool_core::pool_core(const config& cfg, build_mode mode)
+    : engine_(std::make_unique<pool_engine>(*this, cfg, mode)) {}
 
 pool_core::~pool_core() {
   shutdown();

@@ -18,7 +18,8 @@ std::uint64_t victim_sampler::to_threshold(double p) noexcept {
   return t >= 4294967296.0 ? k_always : static_cast<std::uint64_t>(t);
 }
 
-victim_sampler::victim_sampler(const topology& topo, std::size_t self, std::uint64_t seed) : self_(self), rng_(seed) {
+victim_sampler::victim_sampler(const topology& topo, std::size_t self, std::uint64_t seed)
+    : self_(self), rng_(seed) {
   const std::vector<double> w = topo.victim_weights(self);
   const std::size_t m = w.size() - 1;  // candidates: everyone but self
   if (m == 0) {

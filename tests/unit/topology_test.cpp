@@ -1,5 +1,6 @@
-// fj::topology and fj::detail::victim_sampler: distances and Eq. 6 weights on synthetic and hand-built trees, checked
-// against hand-computed values; the sampler's frequencies against the weights; discovery on this machine.
+// fj::topology and fj::detail::victim_sampler: distances and Eq. 6 weights on synthetic and hand-built trees,
+// checked against hand-computed values; the sampler's frequencies against the weights; discovery on this
+// machine.
 
 #include <gtest/gtest.h>
 
@@ -13,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "forkjoin/errors.hpp"
 #include "forkjoin/detail/victim_choice.hpp"
+#include "forkjoin/errors.hpp"
 #include "forkjoin/topology.hpp"
 #include "support/test_config.hpp"
 

@@ -2,9 +2,10 @@
 // The compile-time modes that inline header code and the compiled library (src/) must agree on, and how a
 // pool checks that they do.
 //
-// Most of forkjoin is inline and compiled into the user's translation units, but the scheduler loop (stealing,
-// sleeping, running submissions) is compiled once into the library. Both sides touch the same deques, frames
-// and segmented stacks, so the modes that change a protocol or a layout must be the same on both sides:
+// Most of forkjoin is inline and compiled into the user's translation units, but the scheduler loop
+// (stealing, sleeping, running submissions) is compiled once into the library. Both sides touch the same
+// deques, frames and segmented stacks, so the modes that change a protocol or a layout must be the same on
+// both sides:
 //   - ThreadSanitizer (tsan_build, atomics.hpp): the deque and the joins use ordered accesses instead of
 //     fences, a different protocol;
 //   - stack checks (k_stack_checks, segmented_stack.hpp, on unless NDEBUG): segmented_stack has an extra
@@ -31,13 +32,14 @@ inline constexpr unsigned k_mode_tsan = 1U;
 inline constexpr unsigned k_mode_stack_checks = 2U;
 
 // This translation unit's layout and protocol bits.
-inline constexpr unsigned k_build_mode = (tsan_build ? k_mode_tsan : 0U) | (k_stack_checks ? k_mode_stack_checks : 0U);
+inline constexpr unsigned k_build_mode =
+    (tsan_build ? k_mode_tsan : 0U) | (k_stack_checks ? k_mode_stack_checks : 0U);
 
 // What a pool's constructor hands to the compiled library.
 struct build_mode {
   unsigned bits = 0;
-  // The user's chaos hook (chaos_point) when compiled with FJ_CHAOS, else null: the scheduler loop calls it at
-  // its publication points.
+  // The user's chaos hook (chaos_point) when compiled with FJ_CHAOS, else null: the scheduler loop calls it
+  // at its publication points.
   void (*chaos)() noexcept = nullptr;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 // The lazy pool's accounting (docs/protocols/sleep.md "The lazy pool's rule"): active_ counts workers running
-// a task, thieves_[g] the awake workers of NUMA group g looking for work. While any worker is active, the last
-// awake thief of a group stays awake (must_stay_awake), and a group left without one gets a thief woken
+// a task, thieves_[g] the awake workers of NUMA group g looking for work. While any worker is active, the
+// last awake thief of a group stays awake (must_stay_awake), and a group left without one gets a thief woken
 // (become_active). The busy and unit pools keep no accounting (`on` false): every call is then a no-op.
 
 #include <atomic>
@@ -54,7 +54,8 @@ class lazy_accounting {
   [[nodiscard]] bool must_stay_awake(std::size_t group) const noexcept {
     if (!on_) return false;
     // seq_cst: see become_active().
-    return thieves_[group].load(std::memory_order_seq_cst) == 0 && active_.load(std::memory_order_seq_cst) > 0;
+    return thieves_[group].load(std::memory_order_seq_cst) == 0 &&
+           active_.load(std::memory_order_seq_cst) > 0;
   }
 
   // A thief of `group` is about to sleep (or to decide not to): it stops counting as awake ...

@@ -1,7 +1,7 @@
 #pragma once
-// How a thief picks the worker it tries to steal from (paper III-D): with the topology's Eq. 6 weights when the
-// workers are pinned to a non-uniform machine (victim_sampler, with its own generator), otherwise uniformly
-// at random among the other workers (victim_choice's xorshift). Used by the scheduler loop
+// How a thief picks the worker it tries to steal from (paper III-D): with the topology's Eq. 6 weights when
+// the workers are pinned to a non-uniform machine (victim_sampler, with its own generator), otherwise
+// uniformly at random among the other workers (victim_choice's xorshift). Used by the scheduler loop
 // (src/scheduler.cpp), one per worker; not thread-safe.
 
 #include <bit>
