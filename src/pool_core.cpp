@@ -38,6 +38,7 @@ std::string describe_modes(unsigned bits) {
   std::string text = (bits & k_mode_tsan) != 0 ? "ThreadSanitizer" : "no ThreadSanitizer";
   text += (bits & k_mode_stack_checks) != 0 ? ", stack checks on (NDEBUG not defined, or AddressSanitizer)"
                                             : ", stack checks off (NDEBUG defined)";
+  text += (bits & k_mode_stack_poisoning) != 0 ? ", AddressSanitizer" : ", no AddressSanitizer";
   return text;
 }
 
@@ -47,8 +48,8 @@ void check_modes(build_mode mode) {
   throw invalid_config_error(
       "forkjoin: this program was compiled with " + describe_modes(mode.bits) +
       ", but the forkjoin library with " + describe_modes(k_build_mode) +
-      "; the two share data structures whose layout and protocol depend on these modes. Build the library in "
-      "the same configuration (NDEBUG, -fsanitize=thread) as the code that uses it");
+      "; the two share deques, frames and stacks whose protocols depend on these modes. Build the library in "
+      "the same configuration (NDEBUG, -fsanitize=thread or address) as the code that uses it");
 }
 
 std::vector<std::size_t> first_n(std::size_t n) {

@@ -8,11 +8,13 @@
 // both sides:
 //   - ThreadSanitizer (tsan_build, atomics.hpp): the deque and the joins use ordered accesses instead of
 //     fences, a different protocol;
-//   - stack checks (k_stack_checks, segmented_stack.hpp, on unless NDEBUG): segmented_stack has an extra
-//     member, a different layout.
-// A mismatch would not fail to link; it would corrupt memory or lose synchronisation at run time. So the
-// pool's constructor, inline in the user's code, passes the user's bits to the library, which compares them
-// with its own and throws fj::invalid_config_error on a mismatch (src/pool_core.cpp).
+//   - stack checks (k_stack_checks, segmented_stack.hpp, on unless NDEBUG): a checked stack tracks its newest
+//     block, which the library's stack operations (take_stack freeing abandoned blocks) must keep up to date;
+//   - AddressSanitizer (k_stack_poisoning, segmented_stack.hpp): free stack memory is poisoned, and whoever
+//     allocates, frees or destroys a stack must poison and unpoison it the same way.
+// A mismatch would not fail to link; it would lose synchronisation, or end in false reports and aborts, at
+// run time. So the pool's constructor, inline in the user's code, passes the user's bits to the library,
+// which compares them with its own and throws fj::invalid_config_error on a mismatch (src/pool_core.cpp).
 //
 // Two modes need no agreement. The chaos hooks (FJ_CHAOS, chaos.hpp) change timing only; the user's
 // constructor passes its own hook, so a test compiled with FJ_CHAOS gets chaos in the scheduler loop too
@@ -30,10 +32,12 @@ namespace fj::detail {
 
 inline constexpr unsigned k_mode_tsan = 1U;
 inline constexpr unsigned k_mode_stack_checks = 2U;
+inline constexpr unsigned k_mode_stack_poisoning = 4U;
 
 // This translation unit's layout and protocol bits.
-inline constexpr unsigned k_build_mode =
-    (tsan_build ? k_mode_tsan : 0U) | (k_stack_checks ? k_mode_stack_checks : 0U);
+inline constexpr unsigned k_build_mode = (tsan_build ? k_mode_tsan : 0U) |
+                                         (k_stack_checks ? k_mode_stack_checks : 0U) |
+                                         (k_stack_poisoning ? k_mode_stack_poisoning : 0U);
 
 // What a pool's constructor hands to the compiled library.
 struct build_mode {
