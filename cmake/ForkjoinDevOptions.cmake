@@ -1,4 +1,5 @@
-# Compiler options for forkjoin's own targets (tests, examples, benchmarks) — never for consumers.
+# Compiler options for forkjoin's own targets (the library in our builds, tests, examples, benchmarks) —
+# never for consumers.
 #
 # fj_apply_dev_options() adds them to the calling directory and so to every target defined in it
 # and in its subdirectories; a helper's bench/<x>/CMakeLists.txt gets them without doing anything.
@@ -33,5 +34,21 @@ function(fj_apply_dev_options)
   endif()
   if(FJ_CHAOS)
     add_compile_definitions(FJ_CHAOS=1)
+  endif()
+endfunction()
+
+# The same options for one target of ours defined outside those directories: the compiled library itself
+# (top-level CMakeLists.txt), so that a sanitizer, chaos or -Werror build also covers src/. Its consumers get
+# none of this: the options are PRIVATE.
+function(fj_apply_dev_options_to target)
+  target_compile_options(${target} PRIVATE ${FJ_WARNING_FLAGS})
+  if(FJ_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(FJ_SANITIZER_FLAGS)
+    target_compile_options(${target} PRIVATE ${FJ_SANITIZER_FLAGS})
+  endif()
+  if(FJ_CHAOS)
+    target_compile_definitions(${target} PRIVATE FJ_CHAOS=1)
   endif()
 endfunction()

@@ -10,6 +10,8 @@
 # 3. fj-memory:   stack memory and maximum resident set against Theorem 2 (docs/verification/memory-bound.md);
 #                 results in results/memory/, its table appended to fj-bench's report.md; fails the job if a
 #                 stack peak exceeds the bound. --scale quick is passed on to it.
+# 4. compile time: examples/fib.cpp against the same program with oneTBB (scripts/compile-time.sh); its table
+#                 is appended to fj-bench's report.md.
 # Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2), FJ_MEMORY_ARGS (more fj-memory options).
 set -euo pipefail
 
@@ -99,6 +101,14 @@ elif has_target fj-memory; then
   ran=$((ran + 1))
 else
   echo "bench: no fj-memory target yet (bench/memory), skipped"
+fi
+
+if [[ $wants_help -eq 0 ]]; then
+  echo "=== compile time: fib against oneTBB's task_group (scripts/compile-time.sh; also in $results/compile-time.md)"
+  scripts/compile-time.sh --markdown | tee "$results/compile-time.md"
+  if [[ -f "$report_dir/report.md" ]]; then
+    { echo; echo "## Compile time"; echo; cat "$results/compile-time.md"; } >>"$report_dir/report.md"
+  fi
 fi
 
 if [[ $ran -eq 0 ]]; then

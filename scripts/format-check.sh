@@ -12,7 +12,7 @@ if ! command -v "$clang_format" >/dev/null 2>&1; then
   exit 1
 fi
 
-mapfile -t files < <(find include tests examples bench -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' \) \
+mapfile -t files < <(find include src tests examples bench -type f \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' \) \
   -not -path 'tests/package/compile_fail_selftest/*' | sort)
 if [[ ${#files[@]} -eq 0 ]]; then
   echo "format-check: no files"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs clang-tidy-19 with .clang-tidy over the tests, examples and benchmarks (and through them the headers).
-#   scripts/tidy.sh [files...]      default: every .cpp under tests/unit, tests/stress, examples, bench
+# Runs clang-tidy-19 with .clang-tidy over the library's sources, the tests, examples and benchmarks (and through
+# them the headers).
+#   scripts/tidy.sh [files...]      default: every .cpp under src, tests/unit, tests/stress, examples, bench
+#                                   (not bench/compile_time: a oneTBB program that scripts/compile-time.sh times)
 # Uses the clang-debug preset's compile_commands.json, configured here each time so that new files are in it (a
 # file built twice, as the chaos and fault-injection variants are, is checked once per compile command).
 # Environment:
@@ -31,7 +33,7 @@ fi
 if [[ $# -gt 0 ]]; then
   files=("$@")
 else
-  mapfile -t files < <(find tests/unit tests/stress examples bench -name '*.cpp' 2>/dev/null | sort)
+  mapfile -t files < <(find src tests/unit tests/stress examples bench -name '*.cpp' -not -path 'bench/compile_time/*' 2>/dev/null | sort)
 fi
 
 # Checks file $2 into $tmp/$1.log (stderr too, less clang's "N warnings generated." count: those warnings are

@@ -3,20 +3,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <thread>
 
 namespace fj {
 
-// One worker per hardware thread (at least one).
-[[nodiscard]] inline std::size_t default_worker_count() noexcept {
-  unsigned const n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
-}
+// One worker per hardware thread (at least one). Compiled into the library (src/pool_core.cpp), so that this
+// header needs no <thread>.
+[[nodiscard]] std::size_t default_worker_count() noexcept;
 
 // Whether workers are pinned to cores. Pinning (with NUMA-weighted victims, paper Eq. 6) pays on a dedicated
-// multi-socket machine; on a shared machine it keeps the OS from moving a worker away from other load
-// (measured on a loaded 2-core VM: busy_pool fib at P=1 took 16.6x serial pinned against 10.6x unpinned), so
-// it is opt-in.
+// multi-socket machine; on a shared machine it keeps the OS from moving a worker away from other load, which
+// made pinned pools markedly slower than unpinned ones on our loaded CI machines, so it is opt-in.
 enum class pin_policy {
   none,   // let the OS place workers; victims uniform at random
   cores,  // worker i on core i when there are no more workers than cores (else as none); victims by Eq. 6

@@ -19,6 +19,13 @@ using fj::test::fib;
 
 constexpr long fib_of_20 = 6765;
 
+// The scheduler loop is compiled into the library and shares deques, frames and stacks with this code, so
+// the two must be built in the same modes (detail/build_mode.hpp); build_mode_mismatch_test.cpp checks the
+// refusal when they are not.
+TEST(Pool, TheLibraryIsBuiltInTheModesOfTheCodeThatUsesIt) {
+  EXPECT_EQ(fj::detail::k_build_mode, fj::detail::library_build_mode());
+}
+
 TEST(Pool, ZeroWorkersIsAConfigurationError) {
   EXPECT_THROW(fj::busy_pool pool(0), fj::invalid_config_error);
   EXPECT_THROW(fj::busy_pool pool(fj::pool_options{.workers = 0}), fj::invalid_config_error);

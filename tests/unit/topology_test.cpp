@@ -1,5 +1,6 @@
-// fj::topology and fj::victim_sampler: distances and Eq. 6 weights on synthetic and hand-built trees, checked
-// against hand-computed values; the sampler's frequencies against the weights; discovery on this machine.
+// fj::topology and fj::detail::victim_sampler: distances and Eq. 6 weights on synthetic and hand-built trees,
+// checked against hand-computed values; the sampler's frequencies against the weights; discovery on this
+// machine.
 
 #include <gtest/gtest.h>
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "forkjoin/detail/victim_choice.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/topology.hpp"
 #include "support/test_config.hpp"
@@ -20,7 +22,7 @@
 namespace {
 
 using fj::topology;
-using fj::victim_sampler;
+using fj::detail::victim_sampler;
 
 double sum(const std::vector<double>& w) { return std::accumulate(w.begin(), w.end(), 0.0); }
 

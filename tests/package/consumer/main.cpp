@@ -1,7 +1,10 @@
-// A minimal forkjoin user: only the public API, through the umbrella header.
+// A minimal forkjoin user: only the public API, through the umbrella header, in a program and in a shared
+// object it links (shared_part.cpp).
 #include <forkjoin/forkjoin.hpp>
 
 #include <cstdio>
+
+#include "shared_part.hpp"
 
 namespace {
 
@@ -23,5 +26,7 @@ int main() {
   fj::busy_pool pool(2);
   long const result = fj::sync_wait(pool, fib, 20);
   std::printf("fib(20) = %ld\n", result);
-  return result == 6765 ? 0 : 1;
+  long const sum = sum_in_shared_object(100);
+  std::printf("sum to 100 in a shared object = %ld\n", sum);
+  return result == 6765 && sum == 5050 ? 0 : 1;
 }

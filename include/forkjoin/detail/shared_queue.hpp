@@ -1,0 +1,55 @@
+#pragma once
+// The pool's shared queue (submit_any): tasks that any worker may take, first in first out, under a mutex.
+// Every worker looks here before it steals, so a task handed to the pool cannot be stranded behind a busy or
+// blocked worker (docs/protocols/sleep.md "Submitting"). Rare (roots and resume_on), so a mutex is enough.
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+
+#include "forkjoin/detail/submission.hpp"
+
+namespace fj::detail {
+
+class shared_queue {
+ public:
+  // Appends `node`. LIFETIME: once the lock is released a worker may take and run the task, which may free
+  // `node`.
+  void push(submission* node) noexcept {
+    std::lock_guard lock(mutex_);
+    node->next = nullptr;
+    (tail_ != nullptr ? tail_->next : head_) = node;
+    tail_ = node;
+    // relaxed: a hint for take(); the pool's sleep() and wake_a_sleeper() order it with their fences.
+    pending_.fetch_add(1, std::memory_order_relaxed);
+  }
+
+  // The oldest task, or null.
+  [[nodiscard]] submission* take() noexcept {
+    // relaxed: saves the lock when nothing is queued. A stale zero costs one round of the loop: a spinning
+    // worker comes back, and a worker going to sleep re-checks after its fence (sleep.md "Submitting").
+    if (pending_.load(std::memory_order_relaxed) == 0) return nullptr;
+    std::lock_guard lock(mutex_);
+    submission* const s = head_;
+    if (s == nullptr) return nullptr;
+    head_ = s->next;
+    if (head_ == nullptr) tail_ = nullptr;
+    // relaxed: the mutex orders the queue itself.
+    pending_.fetch_sub(1, std::memory_order_relaxed);
+    return s;
+  }
+
+  // Whether a task may be queued (a hint, see take()).
+  [[nodiscard]] bool maybe_pending() const noexcept {
+    // relaxed: ordered by the fences in the pool's sleep() and wake_a_sleeper().
+    return pending_.load(std::memory_order_relaxed) != 0;
+  }
+
+ private:
+  std::mutex mutex_;
+  submission* head_ = nullptr;
+  submission* tail_ = nullptr;
+  std::atomic<std::size_t> pending_{0};  // tasks in the queue
+};
+
+}  // namespace fj::detail

@@ -1,0 +1,232 @@
+// pool_core (include/forkjoin/detail/pool_core.hpp): placing and starting the workers, the mode check,
+// submission, shutdown and statistics. The scheduler loop the workers run is src/scheduler.cpp.
+
+#include "forkjoin/detail/pool_core.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/build_mode.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/topology.hpp"
+#include "pool_engine.hpp"
+
+namespace fj {
+
+std::size_t default_worker_count() noexcept {
+  unsigned const n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+}  // namespace fj
+
+namespace fj::detail {
+
+unsigned library_build_mode() noexcept { return k_build_mode; }
+
+namespace {
+
+std::string describe_modes(unsigned bits) {
+  std::string text = (bits & k_mode_tsan) != 0 ? "ThreadSanitizer" : "no ThreadSanitizer";
+  text += (bits & k_mode_stack_checks) != 0 ? ", stack checks on (NDEBUG not defined, or AddressSanitizer)"
+                                            : ", stack checks off (NDEBUG defined)";
+  text += (bits & k_mode_stack_poisoning) != 0 ? ", AddressSanitizer" : ", no AddressSanitizer";
+  return text;
+}
+
+// Why: the library and the inline code share deques, frames and stacks (build_mode.hpp).
+void check_modes(build_mode mode) {
+  if (mode.bits == k_build_mode) return;
+  throw invalid_config_error(
+      "forkjoin: this program was compiled with " + describe_modes(mode.bits) +
+      ", but the forkjoin library with " + describe_modes(k_build_mode) +
+      "; the two share deques, frames and stacks whose protocols depend on these modes. Build the library in "
+      "the same configuration (NDEBUG, -fsanitize=thread or address) as the code that uses it");
+}
+
+std::vector<std::size_t> first_n(std::size_t n) {
+  std::vector<std::size_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+}  // namespace
+
+pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mode mode)
+    : self_(self),
+      steal_(cfg.steal),
+      idle_(cfg.idle),
+      stack_budget_(cfg.options.stack_budget),
+      chaos_(mode.chaos) {
+  check_modes(mode);
+  if (cfg.options.workers == 0) throw invalid_config_error("a pool needs at least one worker (asked for 0)");
+  if (stack_budget_ < segmented_stack::k_first_stacklet_bytes)
+    throw invalid_config_error("stack_budget must be at least " +
+                               std::to_string(segmented_stack::k_first_stacklet_bytes) +
+                               " bytes, one stacklet (asked for " + std::to_string(stack_budget_) + ")");
+  std::size_t const n = cfg.options.workers;
+  // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
+  enable_asymmetric_fences();
+  // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the
+  // paper's Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake
+  // thief each in the lazy pool) come from the topology whenever the workers fit.
+  topology const found = topology::discover();
+  bool const fits = n <= found.size();
+  pinned_ = fits && cfg.options.pinning == pin_policy::cores;
+  placement_ = fits ? found.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
+  std::size_t const groups = std::max<std::size_t>(1, placement_.numa_nodes());
+  accounting_ = std::make_unique<lazy_accounting>(idle_ == idle_policy::sleep && steal_, groups);
+  description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
+                 (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
+                 "; topology: " + found.description() +
+                 (fits ? "" : " (oversubscribed: uniform random victims)");
+
+  bool const weighted = pinned_ && !placement_.is_uniform();
+  workers_.reserve(n);
+  victims_.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    workers_.push_back(std::make_unique<worker_context>(&self_, i));
+    workers_.back()->group = fits ? placement_.numa_group(i) : 0;
+    if (weighted) {
+      victims_.emplace_back(placement_, i);
+    } else {
+      victims_.emplace_back(n, i);
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) accounting_->add_worker(workers_[i]->group);
+  threads_ = std::make_unique<os_thread[]>(n);
+  try {
+    for (std::size_t i = 0; i < n; ++i) {
+      threads_[i].start([this, i] { run(*workers_[i]); }, cfg.options.thread_stack_size);
+    }
+  } catch (...) {
+    stop_workers();
+    throw;
+  }
+}
+
+void pool_engine::shutdown() {
+  if (self_.is_own_worker()) {
+    throw deadlock_error(
+        "fj: a pool was shut down or destroyed from one of its own workers, which would wait for itself; "
+        "shut it down from a thread outside the pool");
+  }
+  std::lock_guard lock(shutdown_mutex_);
+  if (stopped_) return;
+  inflight_.close_and_wait();
+  stop_workers();
+  stopped_ = true;
+}
+
+void pool_engine::wait_for_submitters() noexcept {
+  // A thread of another pool that moved a task here may still be inside submit_to(), past its push: the
+  // task may have run and finished its root already, which let shutdown() return. acquire: pairs with the
+  // release fetch_sub in submit_to().
+  while (submitters_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
+
+void pool_engine::submit_any(submission* node) noexcept {
+  // relaxed: as in submit_to().
+  submitters_.fetch_add(1, std::memory_order_relaxed);
+  shared_.push(node);
+  chaos_point();
+  if (idle_ == idle_policy::sleep) wake_a_sleeper();
+  // release: pairs with the acquire load in wait_for_submitters(). LIFETIME: the last access to *this.
+  submitters_.fetch_sub(1, std::memory_order_release);
+}
+
+void pool_engine::submit_to(std::size_t target, submission* node) noexcept {
+  // relaxed: the destructor sees this increment through what follows the push: the task runs, its root
+  // completes and leaves the in-flight count, on which shutdown() waits.
+  submitters_.fetch_add(1, std::memory_order_relaxed);
+  worker_context& w = *workers_[target];
+  chaos_point();
+  (void)w.inbox.push(node);
+  chaos_point();
+  // Always notify: the event count's notify is a cheap RMW when nobody waits, and skipping it on a stale
+  // "not sleeping" reading would lose the wake-up (docs/traps.md "Event count: re-check and always notify",
+  // sleep.md).
+  if (idle_ == idle_policy::sleep) w.sleep.notify_one();
+  // release: pairs with the acquire load in wait_for_submitters(). LIFETIME: the last access to *this.
+  submitters_.fetch_sub(1, std::memory_order_release);
+}
+
+std::vector<worker_stats> pool_engine::stats() const {
+  std::vector<worker_stats> out;
+  out.reserve(workers_.size());
+  for (const auto& w : workers_) {
+    const worker_counters& c = w->counters;
+    // relaxed: statistics, read while workers may be updating them.
+    out.push_back(
+        {c.steal_attempts.load(std::memory_order_relaxed), c.steals.load(std::memory_order_relaxed),
+         c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
+         c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
+         c.nanoseconds_asleep.load(std::memory_order_relaxed),
+         c.forks_run_as_calls.load(std::memory_order_relaxed)});
+  }
+  return out;
+}
+
+std::size_t pool_engine::sleeping() const noexcept {
+  std::size_t n = 0;
+  for (const auto& w : workers_) n += w->sleep.waiters() != 0 ? 1 : 0;
+  return n;
+}
+
+std::size_t pool_engine::any_worker() noexcept {
+  // relaxed: only spreads work over the workers.
+  return next_target_.fetch_add(1, std::memory_order_relaxed) % workers_.size();
+}
+
+void pool_engine::wake_a_sleeper() noexcept {
+  wake_one(any_worker(), [](const worker_context&) { return true; });
+}
+
+void pool_engine::wake_a_thief(std::size_t group, const worker_context* self) noexcept {
+  wake_one(0, [&](const worker_context& w) { return &w != self && w.group == group; });
+}
+
+void pool_engine::stop_workers() noexcept {
+  // release: pairs with the acquire loads in run() and sleep(): everything before the stop is visible to
+  // exiting workers.
+  stop_.store(true, std::memory_order_release);
+  for (auto& w : workers_) w->sleep.notify_all();
+  for (std::size_t i = 0; i < workers_.size(); ++i) threads_[i].join();
+}
+
+// ---- pool_core: the interface, forwarded ----
+
+pool_core::pool_core(const config& cfg, build_mode mode)
+    : engine_(std::make_unique<pool_engine>(*this, cfg, mode)) {}
+
+pool_core::~pool_core() {
+  shutdown();
+  engine_->wait_for_submitters();
+}
+
+void pool_core::shutdown() { engine_->shutdown(); }
+std::size_t pool_core::size() const noexcept { return engine_->workers_.size(); }
+std::size_t pool_core::sleeping() const noexcept { return engine_->sleeping(); }
+const std::string& pool_core::description() const noexcept { return engine_->description_; }
+std::size_t pool_core::stack_budget() const noexcept { return engine_->stack_budget_; }
+inflight_counter& pool_core::inflight() noexcept { return engine_->inflight_; }
+void pool_core::submit_any(submission* node) noexcept { engine_->submit_any(node); }
+void pool_core::submit_to(std::size_t target, submission* node) noexcept { engine_->submit_to(target, node); }
+std::vector<worker_stats> pool_core::stats() const { return engine_->stats(); }
+
+void pool_core::submit_root(root_base& root, frame* task) {
+  if (!engine_->inflight_.try_add()) throw pool_closed_error();
+  root.inflight = &engine_->inflight_;
+  root.node.task = task;
+  engine_->submit_any(&root.node);
+}
+
+}  // namespace fj::detail

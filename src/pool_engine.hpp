@@ -1,0 +1,124 @@
+#pragma once
+// The state behind a pool_core (include/forkjoin/detail/pool_core.hpp), private to the library: the workers,
+// their threads and victim choices, the shared queue, the lazy pool's accounting, and the scheduler loop's
+// parts. Construction, destruction and submission are src/pool_core.cpp; the loop is src/scheduler.cpp.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "forkjoin/detail/build_mode.hpp"
+#include "forkjoin/detail/inflight_counter.hpp"
+#include "forkjoin/detail/lazy_accounting.hpp"
+#include "forkjoin/detail/os_thread.hpp"
+#include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/detail/root.hpp"
+#include "forkjoin/detail/shared_queue.hpp"
+#include "forkjoin/detail/steal.hpp"
+#include "forkjoin/detail/victim_choice.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/topology.hpp"
+
+namespace fj::detail {
+
+class pool_engine {
+ public:
+  using idle_policy = pool_core::idle_policy;
+
+  // Places the workers and starts their threads. `self` is the pool_core the workers belong to.
+  pool_engine(pool_core& self, const pool_core::config& cfg, build_mode mode);
+
+  pool_engine(const pool_engine&) = delete;
+  pool_engine& operator=(const pool_engine&) = delete;
+  ~pool_engine() = default;
+
+  // ---- src/pool_core.cpp ----
+
+  void shutdown();
+  // Waits until no thread is inside submit_any() or submit_to() (the pool's destructor).
+  void wait_for_submitters() noexcept;
+  void submit_any(submission* node) noexcept;
+  void submit_to(std::size_t target, submission* node) noexcept;
+  [[nodiscard]] std::vector<worker_stats> stats() const;
+  [[nodiscard]] std::size_t sleeping() const noexcept;
+
+  pool_core& self_;
+  bool const steal_;
+  idle_policy const idle_;
+  std::size_t const stack_budget_;
+  void (*const chaos_)() noexcept;  // the user's chaos hook, or null (build_mode.hpp)
+  topology placement_ = topology::uniform(1);
+  bool pinned_ = false;
+  std::string description_;
+  std::vector<std::unique_ptr<worker_context>> workers_;
+  std::vector<victim_choice> victims_;  // one per worker
+  std::unique_ptr<lazy_accounting> accounting_;
+  std::unique_ptr<os_thread[]> threads_;
+
+  std::atomic<std::size_t> next_target_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<std::size_t> submitters_{0};  // threads inside submit_to/any(), which the destructor waits for
+  shared_queue shared_;
+  inflight_counter inflight_;
+  std::mutex shutdown_mutex_;
+  bool stopped_ = false;
+
+  // A publication point of the scheduler: yields or spins at random in chaos tests (chaos.hpp).
+  void chaos_point() const noexcept {
+    if (chaos_ != nullptr) chaos_();
+  }
+
+  // A worker for work that may go anywhere: round robin.
+  [[nodiscard]] std::size_t any_worker() noexcept;
+  // After a push on the shared queue: wakes one sleeping worker, if any (it need not be the one that takes
+  // the task; a worker that is awake takes it before it sleeps).
+  void wake_a_sleeper() noexcept;
+  // Group `group` has no awake thief while work is active: wake one of its sleeping workers (not `self`).
+  void wake_a_thief(std::size_t group, const worker_context* self) noexcept;
+  // Notifies the first worker, counting round from `first`, that `eligible` accepts and that is registered
+  // in its event count, if there is one.
+  template <class Eligible>
+  void wake_one(std::size_t first, Eligible eligible) noexcept;
+  void stop_workers() noexcept;
+
+  // ---- src/scheduler.cpp ----
+
+  // The worker's thread: the scheduler loop.
+  void run(worker_context& w);
+  void pin(worker_context& w) noexcept;
+  void become_active(worker_context& w) noexcept;
+  void become_thief(worker_context& w) noexcept;
+  // Work this worker could take now without sleeping.
+  [[nodiscard]] bool work_visible(worker_context& w) const noexcept;
+  void sleep(worker_context& w);
+  void idle(worker_context& w, std::uint32_t round);
+  // Runs a task handed over through the inbox or the shared queue: a root, or a task that moved itself here.
+  void run_submission(worker_context& w, submission* s);
+  // Runs a continuation left behind on w's own deque (steal.hpp take_left_behind).
+  bool resume_left_behind(worker_context& w);
+  // Steals one continuation from another worker and runs it.
+  bool try_steal(worker_context& w);
+  void run_stolen(worker_context& w, const stolen_continuation& stolen);
+};
+
+template <class Eligible>
+void pool_engine::wake_one(std::size_t first, Eligible eligible) noexcept {
+  // seq_cst fence: pairs with the fence in sleep() (store buffering): either that worker's re-check sees
+  // what the caller published before this call (a push on the shared queue, active_/thieves_), or we see
+  // its registration in its event count below.
+  seq_cst_fence();
+  std::size_t const n = workers_.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    worker_context& w = *workers_[(first + k) % n];
+    if (eligible(w) && w.sleep.waiters() != 0) {
+      w.sleep.notify_one();
+      return;
+    }
+  }
+}
+
+}  // namespace fj::detail

@@ -1,0 +1,192 @@
+// The scheduler loop every worker of a pool runs (paper III-D): continuations left behind on its own deque,
+// then its inbox, then the pool's shared queue, then stealing; when none has work, the idle policy (spin, or
+// sleep by the protocol of docs/protocols/sleep.md). Compiled into the library: nothing here is on a fork's
+// or a join's path.
+
+#include <pthread.h>
+#include <sched.h>
+
+#include <atomic>
+#include <chrono>
+#include <coroutine>
+#include <cstdint>
+#include <optional>
+#include <thread>
+
+#include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/fatal.hpp"
+#include "forkjoin/detail/frame.hpp"
+#include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/stack_ownership.hpp"
+#include "forkjoin/detail/steal.hpp"
+#include "forkjoin/detail/transfer.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "pool_engine.hpp"
+
+namespace fj::detail {
+
+namespace {
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+void pool_engine::run(worker_context& w) {
+  tls_worker = &w;
+  tls_owner = w.owner;
+  // Every stack this worker grows (its own, adopted ones, roots' and fresh ones after steals) is grown on
+  // this thread, so the pool's budget applies to all of them.
+  tls_stack_budget = stack_budget_;
+  use_stack(&w, new segmented_stack());
+  pin(w);
+  std::uint32_t idle_rounds = 0;
+  while (true) {
+    // Continuations left on our own deque (a task moved away with resume_on) run before any submission: a
+    // task taken from the inbox must start on an empty deque, or a forked child among them would pop one of
+    // those continuations at its end as if it were its own parent's (join.md §6).
+    if (!w.owner.empty()) {
+      if (resume_left_behind(w)) idle_rounds = 0;
+      continue;
+    }
+    if (submission* s = w.inbox.pop()) {
+      run_submission(w, s);
+      idle_rounds = 0;
+      continue;
+    }
+    if (submission* s = shared_.take()) {
+      run_submission(w, s);
+      idle_rounds = 0;
+      continue;
+    }
+    if (try_steal(w)) {
+      idle_rounds = 0;
+      continue;
+    }
+    // acquire: pairs with the release store in stop_workers().
+    if (stop_.load(std::memory_order_acquire)) break;
+    idle(w, idle_rounds++);
+  }
+  if (!tls_stack->empty()) internal_error("a worker stopped with frames on its stack");
+  delete tls_stack;
+  delete w.spare;
+  w.spare = nullptr;
+  use_stack(&w, segmented_stack::no_worker());
+  tls_owner = fj::deque_owner<std::coroutine_handle<>>::unbound();
+  tls_worker = nullptr;
+}
+
+void pool_engine::pin(worker_context& w) noexcept {
+  if (!pinned_) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(placement_.cpu(w.index), &set);
+  // Best effort: a failure (restricted cpuset) leaves the worker unpinned.
+  (void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+// ---- the lazy pool's accounting (sleep.md "The lazy pool's rule", detail/lazy_accounting.hpp) ----
+
+void pool_engine::become_active(worker_context& w) noexcept {
+  accounting_->become_active(w.group, [&](std::size_t group) { wake_a_thief(group, &w); });
+}
+
+void pool_engine::become_thief(worker_context& w) noexcept { accounting_->become_thief(w.group); }
+
+bool pool_engine::work_visible(worker_context& w) const noexcept {
+  if (!w.inbox.empty() || !w.owner.empty()) return true;
+  if (shared_.maybe_pending()) return true;
+  if (!steal_) return false;
+  for (const auto& other : workers_) {
+    if (!other->queue.thief().empty()) return true;
+  }
+  return false;
+}
+
+void pool_engine::sleep(worker_context& w) {
+  accounting_->leave(w.group);
+  chaos_point();
+  auto const key = w.sleep.prepare_wait();
+  // seq_cst fence: pairs with the fences in wake_a_sleeper() and wake_a_thief() (store buffering): either
+  // the re-check below sees their push or update, or they see this registration and notify us.
+  seq_cst_fence();
+  // Re-check after announcing ourselves (event count protocol): work or stop that arrived before the
+  // announcement is seen here; anything later notifies us.
+  // acquire: pairs with the release store in stop_workers().
+  if (work_visible(w) || stop_.load(std::memory_order_acquire)) {
+    w.sleep.cancel_wait();
+  } else if (accounting_->must_stay_awake(w.group)) {
+    w.sleep.cancel_wait();
+    // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
+    // worker that woke it, and spinning on would keep that worker off the core for a whole time slice.
+    std::this_thread::yield();
+  } else {
+    worker_counters::bump(w.counters.sleeps);
+    auto const t0 = std::chrono::steady_clock::now();
+    w.sleep.wait(key);
+    auto const slept = std::chrono::steady_clock::now() - t0;
+    worker_counters::add(w.counters.nanoseconds_asleep,
+                         static_cast<std::uint64_t>(std::chrono::nanoseconds(slept).count()));
+  }
+  accounting_->come_back(w.group);
+}
+
+void pool_engine::idle(worker_context& w, std::uint32_t round) {
+  if (idle_ == idle_policy::sleep) {
+    // A lazy worker keeps trying for a while before it sleeps: work often arrives within microseconds.
+    if (steal_ && round < 256) {
+      cpu_relax();
+      return;
+    }
+    sleep(w);
+    return;
+  }
+  if (round % 64 == 63) {
+    std::this_thread::yield();  // oversubscribed pools: let the worker that has the work run
+  } else {
+    cpu_relax();
+  }
+}
+
+// ---- running what the worker found ----
+
+void pool_engine::run_submission(worker_context& w, submission* s) {
+  frame* task = s->task;  // LIFETIME: `s` may die once the task runs
+  become_active(w);
+  take_stack(task->home);
+  worker_counters::bump(w.counters.submissions_run);
+  run_from_scheduler(task->handle());
+  become_thief(w);
+}
+
+bool pool_engine::resume_left_behind(worker_context& w) {
+  std::optional<stolen_continuation> const left = take_left_behind(w);
+  if (!left) return false;  // thieves took them meanwhile
+  run_stolen(w, *left);
+  return true;
+}
+
+bool pool_engine::try_steal(worker_context& w) {
+  if (!steal_ || workers_.size() < 2) return false;
+  worker_context& victim = *workers_[victims_[w.index]()];
+  worker_counters::bump(w.counters.steal_attempts);
+  chaos_point();
+  std::optional<stolen_continuation> const stolen = steal_from(victim);
+  if (!stolen) return false;
+  run_stolen(w, *stolen);
+  return true;
+}
+
+void pool_engine::run_stolen(worker_context& w, const stolen_continuation& stolen) {
+  // This worker now runs the continuation (steal.hpp claim_stolen: its steals count and home).
+  claim_stolen(stolen);
+  worker_counters::bump(w.counters.steals);
+  become_active(w);
+  run_from_scheduler(stolen.handle);
+  become_thief(w);
+}
+
+}  // namespace fj::detail
