@@ -36,8 +36,8 @@ namespace {
 
 std::string describe_modes(unsigned bits) {
   std::string text = (bits & k_mode_tsan) != 0 ? "ThreadSanitizer" : "no ThreadSanitizer";
-  text += (bits & k_mode_stack_checks) != 0 ? ", stack checks on (NDEBUG not defined, or AddressSanitizer)"
-                                            : ", stack checks off (NDEBUG defined)";
+  text += (bits & k_mode_stack_checks) != 0 ? ", stack checks on (FJ_STACK_CHECKS=1)"
+                                            : ", stack checks off (FJ_STACK_CHECKS=0)";
   text += (bits & k_mode_stack_poisoning) != 0 ? ", AddressSanitizer" : ", no AddressSanitizer";
   return text;
 }
@@ -49,7 +49,9 @@ void check_modes(build_mode mode) {
       "forkjoin: this program was compiled with " + describe_modes(mode.bits) +
       ", but the forkjoin library with " + describe_modes(k_build_mode) +
       "; the two share deques, frames and stacks whose protocols depend on these modes. Build the library in "
-      "the same configuration (NDEBUG, -fsanitize=thread or address) as the code that uses it");
+      "the same configuration (-fsanitize=thread or address) as the code that uses it, and link it through "
+      "the CMake target forkjoin::forkjoin, which passes the library's FJ_STACK_CHECKS to its users (without "
+      "CMake, define FJ_STACK_CHECKS as the library was built: 0 for a Release build, 1 for Debug)");
 }
 
 std::vector<std::size_t> first_n(std::size_t n) {

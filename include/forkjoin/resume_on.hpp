@@ -74,7 +74,7 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     give_up_stack();
     // LIFETIME: after the push inside submit_to the target may resume the task and this awaiter (in its
     // frame) may be gone; so may the target pool, once the task's root has finished (its destructor waits for
-    // submit_to to return: pool_core::submitters_).
+    // submit_to to return: pool_engine::submitters_, src/pool_engine.hpp).
     if (worker_) {
       pool->submit_to(*worker_, &node_);
     } else {
@@ -100,12 +100,12 @@ class [[nodiscard]] resume_on_awaitable : public runtime_awaitable {
     return n;
   }
 
-  // The continuations still in this worker's deque are the moving task's ancestors' (resume_left_behind in
-  // pool_core.hpp). Those not stolen since their last join and not left behind before live on the stack that
-  // leaves with the task; a thief that takes one later would read this worker's next stack as their home. So
-  // each is taken out (a pop makes it ours), given its home and marked left_behind, and all are put back in
-  // their order, still stealable (stack.md "Where a frame lives"). `left` has room for `room` of them, the
-  // number of ancestors.
+  // The continuations still in this worker's deque are the moving task's ancestors' (the scheduler's
+  // resume_left_behind, src/scheduler.cpp). Those not stolen since their last join and not left behind before
+  // live on the stack that leaves with the task; a thief that takes one later would read this worker's next
+  // stack as their home. So each is taken out (a pop makes it ours), given its home and marked left_behind,
+  // and all are put back in their order, still stealable (stack.md "Where a frame lives"). `left` has room
+  // for `room` of them, the number of ancestors.
   static void write_homes_of_left_behind(std::vector<std::coroutine_handle<>>& left,
                                          std::size_t room) noexcept {
     segmented_stack* const stack = tls_stack;

@@ -77,7 +77,7 @@ class pool_core {
 
   // Hands a suspended task to any worker: the pool's shared queue, from which every worker takes work before
   // it steals. A worker that is busy or blocked (inside a sync_wait on another pool, say) cannot strand it,
-  // as it could in its own inbox (sleep.md "Submitting").
+  // as it could in its own inbox (sleep.md "The lazy pool's rule", step 4).
   // LIFETIME: after the push a worker may run the task, which may free `node`.
   void submit_any(submission* node) noexcept;
 

@@ -58,10 +58,14 @@ inline constexpr bool k_stack_poisoning = true;
 inline constexpr bool k_stack_poisoning = false;
 #endif
 
-// The checked builds: NDEBUG not defined, or AddressSanitizer on. There deallocate() checks that it frees the
-// last allocation and fork/call that it starts the task made last (a violation stops the process with a
-// message instead of corrupting the stack); other builds do not check.
-#if !defined(NDEBUG) || defined(FJ_DETAIL_STACK_ASAN)
+// The checked builds: there deallocate() checks that it frees the last allocation and fork/call that it
+// starts the task made last (a violation stops the process with a message instead of corrupting the stack);
+// other builds do not check. The compiled library and the code that uses it must agree (build_mode.hpp), so
+// the CMake target passes FJ_STACK_CHECKS=0/1, the library's own choice, to everything that links it; without
+// it, checks are on where NDEBUG is not defined, or under AddressSanitizer.
+#if defined(FJ_STACK_CHECKS)
+inline constexpr bool k_stack_checks = FJ_STACK_CHECKS != 0;
+#elif !defined(NDEBUG) || defined(FJ_DETAIL_STACK_ASAN)
 inline constexpr bool k_stack_checks = true;
 #else
 inline constexpr bool k_stack_checks = false;

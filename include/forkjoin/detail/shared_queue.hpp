@@ -1,7 +1,8 @@
 #pragma once
 // The pool's shared queue (submit_any): tasks that any worker may take, first in first out, under a mutex.
 // Every worker looks here before it steals, so a task handed to the pool cannot be stranded behind a busy or
-// blocked worker (docs/protocols/sleep.md "Submitting"). Rare (roots and resume_on), so a mutex is enough.
+// blocked worker (docs/protocols/sleep.md "The lazy pool's rule", step 4). Rare (roots and resume_on), so a
+// mutex is enough.
 
 #include <atomic>
 #include <cstddef>
@@ -27,7 +28,8 @@ class shared_queue {
   // The oldest task, or null.
   [[nodiscard]] submission* take() noexcept {
     // relaxed: saves the lock when nothing is queued. A stale zero costs one round of the loop: a spinning
-    // worker comes back, and a worker going to sleep re-checks after its fence (sleep.md "Submitting").
+    // worker comes back, and a worker going to sleep re-checks after its fence (sleep.md "The lazy pool's
+    // rule", step 4).
     if (pending_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard lock(mutex_);
     submission* const s = head_;

@@ -61,7 +61,6 @@ struct worker_context {
   // it into the frame's `home` (stack.md "Where a frame lives"). Written only through use_stack()
   // (stack_ownership.hpp).
   std::atomic<segmented_stack*> stack{nullptr};
-  std::uint64_t rng_state = 0;
   worker_counters counters;
 };
 
