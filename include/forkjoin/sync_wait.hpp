@@ -75,6 +75,13 @@ T run_root(pool_core& core, F&& fn, Args&&... args) {
   if constexpr (!std::is_void_v<T>) return std::move(*result.value);
 }
 
+// What a sync_wait whose static_assert failed returns: it converts to anything (declared only, it is never
+// called), so that the caller's use of the result adds no error after the assertion's.
+struct rejected_root_result {
+  template <class T>
+  operator T() const noexcept;
+};
+
 }  // namespace detail
 
 template <scheduler Pool, class F, class... Args>
@@ -82,6 +89,7 @@ decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
   if constexpr (!task_invocable<F, Args...>) {
     static_assert(task_invocable<F, Args...>,
                   "fj::sync_wait(pool, fn, args...): fn(args...) must be callable and return fj::task<T>");
+    return detail::rejected_root_result{};
   } else {
     return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn),
                                                        std::forward<Args>(args)...);

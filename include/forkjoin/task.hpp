@@ -50,6 +50,37 @@ inline constexpr bool is_task_promise = std::derived_from<P, frame>;
 // these through and rejects everything else with a readable error.
 struct runtime_awaitable {};
 
+template <class X>
+inline constexpr bool is_task_handle = false;
+template <class T>
+inline constexpr bool is_task_handle<task<T>> = true;
+
+// What co_await of a rejected expression would have produced: a task's T, an awaiter's await_resume() result.
+template <class A>
+struct rejected_result {
+  using type = void;
+};
+template <class T>
+struct rejected_result<task<T>> {
+  using type = T;
+};
+template <class A>
+  requires requires(A& a) { a.await_resume(); }
+struct rejected_result<A> {
+  using type = decltype(std::declval<A&>().await_resume());
+};
+template <class A>
+using rejected_result_t = typename rejected_result<A>::type;
+
+// Stands in for an expression await_transform rejects (its static_assert has already failed): never resumed,
+// so await_resume is only declared.
+template <class R>
+struct rejected_awaitable {
+  static constexpr bool await_ready() noexcept { return true; }
+  static constexpr void await_suspend(std::coroutine_handle<> /*h*/) noexcept {}
+  R await_resume() const noexcept;
+};
+
 // What every promise has, whatever its result type.
 class promise_base : public joinable_frame {
  public:
@@ -91,12 +122,21 @@ class promise_base : public joinable_frame {
   join_awaiter await_transform(join_t) noexcept { return join_awaiter(this); }
 #endif
 
+  // Everything else is a compile error. The stand-in it returns has the members co_await needs, so that the
+  // static_assert is the only error reported; it resumes with what the rejected expression would have given,
+  // so that `long a = co_await t;` adds no error either.
   template <class A>
-  A&& await_transform(A&& a) noexcept {
-    static_assert(dependent_false<A>,
-                  "inside an fj::task you can co_await only fj::fork(...), fj::call(...) or fj::join; "
-                  "to run another task use co_await fj::call(&result, fn, args...)");
-    return std::forward<A>(a);
+  rejected_awaitable<rejected_result_t<std::remove_cvref_t<A>>> await_transform(A&& /*a*/) noexcept {
+    if constexpr (is_task_handle<std::remove_cvref_t<A>>) {
+      static_assert(dependent_false<A>,
+                    "inside an fj::task you cannot co_await an fj::task directly: to run another task use "
+                    "co_await fj::call(&result, fn, args...) (or fj::fork, then fj::join)");
+    } else {
+      static_assert(dependent_false<A>,
+                    "inside an fj::task you can co_await only fj::fork(...), fj::call(...) or fj::join; "
+                    "to run another task use co_await fj::call(&result, fn, args...)");
+    }
+    return {};
   }
 };
 

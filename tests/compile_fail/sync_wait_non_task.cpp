@@ -1,4 +1,4 @@
-// expect-error: (must return fj::task<T>|task_invocable)
+// expect-error: fj::sync_wait\(pool, fn, args\.\.\.\): fn\(args\.\.\.\) must be callable and return
 // sync_wait needs a function that returns fj::task<T>.
 #include <forkjoin/forkjoin.hpp>
 

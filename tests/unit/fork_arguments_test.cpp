@@ -1,0 +1,110 @@
+// What fj::fork accepts as arguments for a child's reference parameters, and what it rejects at compile time
+// (the rejections themselves are tests/compile_fail/fork_*: here the rule's answers, and the allowed cases).
+
+#include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+fj::task<std::size_t> length_of(const std::string& s) { co_return s.size(); }
+fj::task<std::size_t> length_by_value(std::string s) { co_return s.size(); }
+fj::task<std::size_t> take_size(std::vector<int>&& v) { co_return v.size(); }
+fj::task<void> append(std::string& s, char c) {
+  s.push_back(c);
+  co_return;
+}
+
+struct counter {
+  std::size_t base = 0;
+  fj::task<std::size_t> plus(const std::string& s) const { co_return base + s.size(); }
+};
+
+using fj::detail::temporary_argument;
+using length_fn = decltype(length_of)&;
+
+// The rule's answer: the position of the first argument left referring to a temporary, 0 for none.
+static_assert(temporary_argument<length_fn, std::string>() == 1, "a temporary string to const std::string&");
+static_assert(temporary_argument<length_fn, std::string&>() == 0, "an lvalue string");
+static_assert(temporary_argument<length_fn, const std::string&>() == 0, "a const lvalue string");
+static_assert(temporary_argument<length_fn, const char (&)[4]>() == 1, "a literal converted to a temporary");
+static_assert(temporary_argument<length_fn, std::reference_wrapper<const std::string>>() == 0,
+              "std::cref refers to an lvalue");
+static_assert(temporary_argument<decltype(length_by_value)&, std::string>() == 0, "by value: a copy");
+static_assert(temporary_argument<decltype(&take_size), std::vector<int>>() == 1, "an rvalue to T&&");
+static_assert(temporary_argument<decltype(append)&, std::string&, char>() == 0, "T& binds lvalues only");
+static_assert(temporary_argument<decltype(&counter::plus), counter, std::string&>() == 1,
+              "a temporary object of a member function");
+static_assert(temporary_argument<decltype(&counter::plus), counter*, std::string>() == 2,
+              "a member function's temporary argument, counted after the object");
+static_assert(temporary_argument<decltype(&counter::plus), counter&, std::string&>() == 0, "lvalues");
+static_assert(temporary_argument<decltype([](const std::string&, int) -> fj::task<int> { co_return 0; }),
+                                 std::string&, int>() == 0,
+              "a lambda's int by value");
+// Generic lambdas and fj::recursive have a template operator(): their parameters cannot be named.
+static_assert(
+    temporary_argument<decltype([](const auto&) -> fj::task<int> { co_return 0; }), std::string>() == 0,
+    "not inspected");
+
+TEST(ForkArguments, LvaluesBindToReferenceParametersOfForkedChildren) {
+  fj::busy_pool pool(2);
+  auto parent = []() -> fj::task<std::size_t> {
+    std::string const a = "abc";
+    std::string const b = "de";
+    counter const c{10};
+    auto length = [](const std::string& s) -> fj::task<std::size_t> { co_return s.size(); };
+    std::size_t r[4] = {};
+    co_await fj::fork(&r[0], length_of, a);
+    co_await fj::fork(&r[1], length, b);
+    co_await fj::fork(&r[2], &counter::plus, c, a);
+    co_await fj::fork(&r[3], length_of, std::cref(b));
+    co_await fj::join;
+    co_return r[0] + r[1] + r[2] + r[3];
+  };
+  EXPECT_EQ(fj::sync_wait(pool, parent), 3U + 2U + 13U + 2U);
+}
+
+TEST(ForkArguments, TemporariesGoToByValueParametersOfForkedChildren) {
+  fj::busy_pool pool(2);
+  auto parent = [](std::string s) -> fj::task<std::size_t> {
+    std::size_t left = 0;
+    std::size_t right = 0;
+    co_await fj::fork(&left, length_by_value, s.substr(0, 2));
+    co_await fj::fork(&right, length_by_value, "literal");
+    co_await fj::join;
+    co_return left + right;
+  };
+  EXPECT_EQ(fj::sync_wait(pool, parent, std::string("abcdef")), 2U + 7U);
+}
+
+TEST(ForkArguments, TemporariesBindToReferenceParametersOfCalledChildren) {
+  fj::busy_pool pool(2);
+  auto parent = [](std::string s) -> fj::task<std::size_t> {
+    std::size_t r[4] = {};
+    co_await fj::call(&r[0], length_of, s.substr(0, 3));
+    co_await fj::call(&r[1], length_of, "xy");
+    co_await fj::call(&r[2], take_size, std::vector<int>(5, 0));
+    co_await fj::call(&r[3], &counter::plus, counter{100}, s + "!");
+    co_await fj::join;
+    co_return r[0] + r[1] + r[2] + r[3];
+  };
+  EXPECT_EQ(fj::sync_wait(pool, parent, std::string("abcdef")), 3U + 2U + 5U + 107U);
+}
+
+TEST(ForkArguments, ANonConstReferenceParameterTakesAnLvalue) {
+  fj::busy_pool pool(2);
+  auto parent = []() -> fj::task<std::string> {
+    std::string s = "a";
+    co_await fj::fork(append, s, 'b');
+    co_await fj::join;
+    co_return s;
+  };
+  EXPECT_EQ(fj::sync_wait(pool, parent), "ab");
+}
+
+}  // namespace
