@@ -32,6 +32,12 @@ namespace fj {
 template <class T>
 class task;
 
+// True for fj::task<T>.
+template <class X>
+inline constexpr bool is_task_v = false;
+template <class T>
+inline constexpr bool is_task_v<task<T>> = true;
+
 namespace detail {
 
 // Destroys a task that was never started. Out of line on purpose: the frame's address escapes into a call the
@@ -49,11 +55,6 @@ inline constexpr bool is_task_promise = std::derived_from<P, frame>;
 // Base of the awaitables a task may co_await (fork, call, resume_on): the promise's await_transform passes
 // these through and rejects everything else with a readable error.
 struct runtime_awaitable {};
-
-template <class X>
-inline constexpr bool is_task_handle = false;
-template <class T>
-inline constexpr bool is_task_handle<task<T>> = true;
 
 // What co_await of a rejected expression would have produced: a task's T, an awaiter's await_resume() result.
 template <class A>
@@ -127,7 +128,7 @@ class promise_base : public joinable_frame {
   // so that `long a = co_await t;` adds no error either.
   template <class A>
   rejected_awaitable<rejected_result_t<std::remove_cvref_t<A>>> await_transform(A&& /*a*/) noexcept {
-    if constexpr (is_task_handle<std::remove_cvref_t<A>>) {
+    if constexpr (is_task_v<std::remove_cvref_t<A>>) {
       static_assert(dependent_false<A>,
                     "inside an fj::task you cannot co_await an fj::task directly: to run another task use "
                     "co_await fj::call(&result, fn, args...) (or fj::fork, then fj::join)");
@@ -232,12 +233,6 @@ inline task<void> promise<void>::get_return_object() noexcept {
 }
 
 }  // namespace detail
-
-// True for fj::task<T>.
-template <class X>
-inline constexpr bool is_task_v = false;
-template <class T>
-inline constexpr bool is_task_v<task<T>> = true;
 
 // fn(args...) can be called and returns an fj::task.
 template <class F, class... Args>
