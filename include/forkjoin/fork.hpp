@@ -141,11 +141,12 @@ struct fork_shape<O, F, Args...> {
 
 // A temporary bound to a reference parameter of a forked child dies at the end of the co_await statement,
 // when the parent continues, possibly on a thief before the child has run: the child then reads a dead object
-// (fj::call is immune, its child returns before the statement ends). The check below needs the child's
-// parameter types without overload resolution, which the language gives only for a function, a function
-// pointer or reference, a member function pointer, and a class with exactly one non-template operator() (a
-// lambda whose parameters are spelled out). A generic lambda, an overloaded function object and fj::recursive
-// (its operator() is a template) are not checked.
+// (fj::call is immune to a temporary made by its caller: its child returns before the statement ends; not to
+// one that a conversion makes inside make_fork, which dies before the child starts: issue 21). The check
+// below needs the child's parameter types without overload resolution, which the language gives only for a
+// function, a function pointer or reference, a member function pointer, and a class with exactly one
+// non-template operator() (a lambda whose parameters are spelled out). A generic lambda, an overloaded
+// function object and fj::recursive (its operator() is a template) are not checked.
 template <class... Ts>
 struct type_list {};
 
@@ -270,7 +271,9 @@ consteval std::size_t temporary_argument() {
   }
 }
 
-// fj::call is not checked: its child returns before the co_await statement ends, and its temporaries with it.
+// fj::call is not checked: its child returns before the co_await statement ends, and its caller's temporaries
+// with it. A converted argument (a literal for a const std::string&) is made inside make_fork and dies before
+// any child starts, for call as for fork; only fork rejects it so far (issue 21).
 template <bool Fork, class F, class... Args>
 consteval std::size_t fork_temporary_argument() {
   if constexpr (Fork) {

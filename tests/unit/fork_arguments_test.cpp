@@ -14,7 +14,10 @@ namespace {
 
 fj::task<std::size_t> length_of(const std::string& s) { co_return s.size(); }
 fj::task<std::size_t> length_by_value(std::string s) { co_return s.size(); }
-fj::task<std::size_t> take_size(std::vector<int>&& v) { co_return v.size(); }
+fj::task<std::size_t> take_size(std::vector<int>&& v) {
+  std::vector<int> const taken = std::move(v);
+  co_return taken.size();
+}
 fj::task<void> append(std::string& s, char c) {
   s.push_back(c);
   co_return;
@@ -87,7 +90,7 @@ TEST(ForkArguments, TemporariesBindToReferenceParametersOfCalledChildren) {
   auto parent = [](std::string s) -> fj::task<std::size_t> {
     std::size_t r[4] = {};
     co_await fj::call(&r[0], length_of, s.substr(0, 3));
-    co_await fj::call(&r[1], length_of, "xy");
+    co_await fj::call(&r[1], length_of, std::string("xy"));
     co_await fj::call(&r[2], take_size, std::vector<int>(5, 0));
     co_await fj::call(&r[3], &counter::plus, counter{100}, s + "!");
     co_await fj::join;
