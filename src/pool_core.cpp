@@ -172,7 +172,8 @@ std::vector<worker_stats> pool_engine::stats() const {
          c.roots_run.load(std::memory_order_relaxed), c.exceptions_dropped.load(std::memory_order_relaxed),
          c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
          c.nanoseconds_asleep.load(std::memory_order_relaxed),
-         c.forks_run_as_calls.load(std::memory_order_relaxed)});
+         c.forks_run_as_calls.load(std::memory_order_relaxed), c.heavy_fences.load(std::memory_order_relaxed),
+         c.steals_contended.load(std::memory_order_relaxed)});
   }
   return out;
 }

@@ -172,9 +172,8 @@ bool pool_engine::resume_left_behind(worker_context& w) {
 bool pool_engine::try_steal(worker_context& w) {
   if (!steal_ || workers_.size() < 2) return false;
   worker_context& victim = *workers_[victims_[w.index]()];
-  worker_counters::bump(w.counters.steal_attempts);
   chaos_point();
-  std::optional<stolen_continuation> const stolen = steal_from(victim);
+  std::optional<stolen_continuation> const stolen = steal_from(victim, w.counters);
   if (!stolen) return false;
   run_stolen(w, *stolen);
   return true;

@@ -51,6 +51,11 @@ struct worker_stats {
   std::uint64_t sleeps = 0;              // times it went to sleep (lazy and unit pools)
   std::uint64_t nanoseconds_asleep = 0;  // total time asleep
   std::uint64_t forks_run_as_calls = 0;  // forks whose parent could not be pushed (the deque could not grow)
+  // Process-wide fences (membarriers) this worker issued while stealing: at most one per victim at a time
+  // (docs/protocols/deque.md, "One heavy fence per steal"); 0 where asymmetric fences are off.
+  std::uint64_t heavy_fences = 0;
+  // Steal attempts that found work but left it because another thief was claiming from that victim.
+  std::uint64_t steals_contended = 0;
 };
 
 }  // namespace fj

@@ -219,10 +219,48 @@ TEST(DequeConstruction, AutomaticModeFollowsThePlatform) {
   }
 }
 
+// Asymmetric mode: one thief at a time may issue the membarrier on a deque; a second thief that finds work
+// meanwhile is told to look elsewhere (docs/protocols/deque.md, "One heavy fence per steal").
+TEST(DequeAsymmetric, ASecondThiefWhileTheFirstClaimsIsToldContended) {
+  deque<int> d(8, deque_fences::automatic);
+  if (!d.uses_asymmetric_fences()) GTEST_SKIP() << "asymmetric fences are off on this platform or build";
+  auto owner = d.owner();
+  owner.push(1);
+  owner.push(2);
+  auto first = d.thief();
+  auto second = d.thief();
+  fj::steal_result<int> inner{steal_status::empty, 0, false};
+  const fj::steal_result<int> outer = first.steal([&]() noexcept { inner = second.steal(); });
+  EXPECT_EQ(inner.status, steal_status::contended);
+  EXPECT_FALSE(inner.heavy_fence);
+  ASSERT_EQ(outer.status, steal_status::success);
+  EXPECT_EQ(outer.value, 1);
+  EXPECT_TRUE(outer.heavy_fence);
+  // The token was given back: the second thief now gets the other item, paying one fence.
+  const fj::steal_result<int> next = second.steal();
+  ASSERT_EQ(next.status, steal_status::success);
+  EXPECT_EQ(next.value, 2);
+  EXPECT_TRUE(next.heavy_fence);
+  // An empty deque costs no fence.
+  const fj::steal_result<int> none = second.steal();
+  EXPECT_EQ(none.status, steal_status::empty);
+  EXPECT_FALSE(none.heavy_fence);
+}
+
+TEST(DequeAsymmetric, SymmetricModeNeverReportsAHeavyFence) {
+  deque<int> d(8, deque_fences::symmetric);
+  auto owner = d.owner();
+  owner.push(1);
+  const fj::steal_result<int> r = d.thief().steal();
+  ASSERT_EQ(r.status, steal_status::success);
+  EXPECT_FALSE(r.heavy_fence);
+}
+
 TEST(StealResult, ConvertsToTrueOnlyOnSuccess) {
-  EXPECT_TRUE(static_cast<bool>(fj::steal_result<int>{steal_status::success, 3}));
-  EXPECT_FALSE(static_cast<bool>(fj::steal_result<int>{steal_status::empty, 0}));
-  EXPECT_FALSE(static_cast<bool>(fj::steal_result<int>{steal_status::lost_race, 0}));
+  EXPECT_TRUE(static_cast<bool>(fj::steal_result<int>{steal_status::success, 3, false}));
+  EXPECT_FALSE(static_cast<bool>(fj::steal_result<int>{steal_status::empty, 0, false}));
+  EXPECT_FALSE(static_cast<bool>(fj::steal_result<int>{steal_status::lost_race, 0, false}));
+  EXPECT_FALSE(static_cast<bool>(fj::steal_result<int>{steal_status::contended, 0, false}));
 }
 
 // Handles are the only way in: no public push/pop/steal on the deque itself; handles are small and copyable.

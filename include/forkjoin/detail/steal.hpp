@@ -22,11 +22,15 @@ struct stolen_continuation {
   segmented_stack* victim_stack = nullptr;
 };
 
-// Steals the oldest continuation from `victim`'s deque.
-[[nodiscard]] inline std::optional<stolen_continuation> steal_from(worker_context& victim) noexcept {
+// Steals the oldest continuation from `victim`'s deque, counting the attempt in the thief's `counters`.
+[[nodiscard]] inline std::optional<stolen_continuation> steal_from(worker_context& victim,
+                                                                   worker_counters& counters) noexcept {
   // The victim's stack, read where the deque makes it the stack of the continuation we claim.
   segmented_stack* victim_stack = nullptr;
   auto stolen = victim.queue.thief().steal([&]() noexcept { victim_stack = stack_of(victim); });
+  worker_counters::bump(counters.steal_attempts);
+  if (stolen.heavy_fence) worker_counters::bump(counters.heavy_fences);
+  if (stolen.status == fj::steal_status::contended) worker_counters::bump(counters.steals_contended);
   if (!stolen) return std::nullopt;
   return stolen_continuation{stolen.value, victim_stack};
 }

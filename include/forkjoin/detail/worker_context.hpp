@@ -28,6 +28,8 @@ struct worker_counters {
   std::atomic<std::uint64_t> sleeps{0};
   std::atomic<std::uint64_t> nanoseconds_asleep{0};
   std::atomic<std::uint64_t> forks_run_as_calls{0};
+  std::atomic<std::uint64_t> heavy_fences{0};
+  std::atomic<std::uint64_t> steals_contended{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n) noexcept {
     // relaxed: single writer; readers only want an eventually consistent statistic.

@@ -30,12 +30,16 @@ enum class steal_status {
   empty,      // the deque looked empty
   lost_race,  // there was an item, but another thief or the owner took it first; worth retrying
   success,    // value holds the stolen item
+  contended,  // there was an item, but another thief was claiming from this deque; try another victim
 };
 
 template <deque_element T>
 struct steal_result {
   steal_status status;
   T value;  // meaningful only when status == success
+  // Whether this attempt issued the asymmetric mode's process-wide fence (a membarrier, which interrupts
+  // every core running a thread of the process): at most one attempt at a time per deque does.
+  bool heavy_fence = false;
 
   explicit operator bool() const noexcept { return status == steal_status::success; }
 };
@@ -108,8 +112,9 @@ class deque_thief {
 //  - old buffers are kept until the destructor instead of being leaked or reclaimed: a thief may still be
 //    reading one; growth is geometric, so they cost at most as much as the current buffer;
 //  - indices are signed 64-bit (they never wrap in practice);
-//  - asymmetric mode: pop's seq_cst fence becomes a compiler barrier and steal's a sys_membarrier, and steal
-//    returns "empty" early, before its fence, when top >= bottom;
+//  - asymmetric mode: pop's seq_cst fence becomes a compiler barrier and steal's a sys_membarrier, which
+//    only one thief at a time may issue per deque (the others return "contended"), and steal returns
+//    "empty" early, before its fence, when top >= bottom;
 //  - TSan mode: no fences; the accesses to top and bottom that the fences ordered are seq_cst instead.
 template <deque_element T>
 class deque {
@@ -310,17 +315,7 @@ class deque {
       // seq_cst: acquire pairs with the release store of bottom_ in push(); seq_cst with pop()'s store.
       b = bottom_.load(std::memory_order_seq_cst);  // model: deque.steal.bottom.tsan
     } else if (asymmetric_) {
-      // acquire: pairs with the CAS on top_ of the previous successful thief.
-      t = top_.load(std::memory_order_acquire);  // model: deque.steal.top.asymmetric
-      // acquire: pairs with the release fence in push(). Early exit: idle thieves skip the membarrier.
-      if (t >= bottom_.load(std::memory_order_acquire)) {  // model: deque.steal.peek.asymmetric
-        return {steal_status::empty, T{}};
-      }
-      // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
-      detail::process_wide_fence();  // model: deque.steal.fence.asymmetric
-      // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is
-      // seen.
-      b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom.asymmetric
+      return steal_asymmetric(before_claim);
     } else {
       // acquire: pairs with the CAS on top_ of the previous successful thief.
       t = top_.load(std::memory_order_acquire);  // model: deque.steal.top
@@ -329,8 +324,56 @@ class deque {
       // acquire: pairs with the release fence in push().
       b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom
     }
+    return claim(t, b, before_claim);
+  }
+
+  // The asymmetric mode's steal: the membarrier replaces the seq_cst fence, and only the thief holding the
+  // deque's claim token may issue it (docs/protocols/deque.md §"One heavy fence per steal"). The token is
+  // for cost only: the deque is correct with any number of thieves past it.
+  template <class BeforeClaim>
+  steal_result<T> steal_asymmetric(BeforeClaim& before_claim) noexcept {
+    // acquire: pairs with the CAS on top_ of the previous successful thief.
+    std::int64_t t = top_.load(std::memory_order_acquire);  // model: deque.steal.top.asymmetric
+    // acquire: pairs with the release fence in push(). Early exit: idle thieves skip the token and the
+    // membarrier.
+    if (t >= bottom_.load(std::memory_order_acquire)) {  // model: deque.steal.peek.asymmetric
+      return {steal_status::empty, T{}, false};
+    }
+    // relaxed: a hint, so that thieves finding the token taken only read its line.
+    if (claiming_.load(std::memory_order_relaxed) ||  // model: none (hint)
+        // acquire: pairs with the release store that gave the token back, so that the reload of top_ below
+        // sees the previous holder's CAS and no fence is spent on an item already taken.
+        claiming_.exchange(true, std::memory_order_acquire)) {  // model: deque.steal.token.take
+      return {steal_status::contended, T{}, false};
+    }
+    // acquire: as the first load of top_; now at least as new as the previous holder's CAS.
+    t = top_.load(std::memory_order_acquire);  // model: deque.steal.retop.asymmetric
+    // acquire: pairs with the release fence in push(). An item taken while we waited costs no fence.
+    if (t >= bottom_.load(std::memory_order_acquire)) {  // model: deque.steal.repeek.asymmetric
+      give_back_token();
+      return {steal_status::empty, T{}, false};
+    }
+    // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
+    detail::process_wide_fence();  // model: deque.steal.fence.asymmetric
+    // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is
+    // seen.
+    const std::int64_t b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom.asymmetric
+    steal_result<T> result = claim(t, b, before_claim);
+    give_back_token();
+    result.heavy_fence = true;
+    return result;
+  }
+
+  void give_back_token() noexcept {
+    // release: pairs with the acquire exchange of the next thief to take the token.
+    claiming_.store(false, std::memory_order_release);  // model: deque.steal.token.give
+  }
+
+  // Steps 4-8 of steal (docs/protocols/deque.md): with t and b read as the mode requires, claim item t.
+  template <class BeforeClaim>
+  steal_result<T> claim(std::int64_t t, std::int64_t b, BeforeClaim& before_claim) noexcept {
     if (t >= b) {
-      return {steal_status::empty, T{}};
+      return {steal_status::empty, T{}, false};
     }
     // acquire: pairs with the release store in use_ring(), so the slots copied into a newer buffer are
     // visible.
@@ -344,9 +387,9 @@ class deque {
     // owner's acquire load of top_ in push() orders our slot read before its overwrite.
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
                                       std::memory_order_relaxed)) {  // model: deque.steal.cas
-      return {steal_status::lost_race, T{}};
+      return {steal_status::lost_race, T{}, false};
     }
-    return {steal_status::success, value};
+    return {steal_status::success, value, false};
   }
 
   [[nodiscard]] bool thief_empty() const noexcept {
@@ -401,6 +444,9 @@ class deque {
 
   // Written by thieves (CAS) and by pop() on the last item; index of the oldest item.
   alignas(separation) std::atomic<std::int64_t> top_{0};
+  // Asymmetric mode: true while a thief is between taking the token and its CAS (steal_asymmetric). On a
+  // line of its own: thieves write it, the owner never reads it.
+  alignas(separation) std::atomic<bool> claiming_{false};
   // Owner's line: bottom_ (one past the newest item, written only by the owner) and the current buffer.
   alignas(separation) std::atomic<std::int64_t> bottom_{0};
   std::atomic<ring*> ring_{nullptr};
