@@ -196,7 +196,8 @@ class model_deque {
   }
 
   void give_back_token() {
-    claiming_.store(false, st(rl::mo_release, "deque.steal.token.give"), RL_INFO);  // model: deque.steal.token.give
+    claiming_.store(false, st(rl::mo_release, "deque.steal.token.give"),
+                    RL_INFO);  // model: deque.steal.token.give
   }
 
   steal_result claim(std::int64_t t, std::int64_t b, rl::atomic<int>& owner_stack) {
@@ -373,10 +374,9 @@ int main(int argc, char** argv) {
   for (deque_mode mode : {deque_mode::symmetric, deque_mode::asymmetric, deque_mode::tsan}) {
     // The asymmetric steal's extra loads (the token, the reloads) make the full search take minutes there.
     const bool full = mode != deque_mode::asymmetric;
-    scenarios.push_back(make<2>(mode, "last-item", "owner: push, pop; 1 thief: 1 steal; capacity 2", 2, "pP",
-                                1,
-                                full ? rl::fair_full_search_scheduler_type : rl::fair_context_bound_scheduler_type,
-                                0, full ? 0 : 6));
+    scenarios.push_back(make<2>(
+        mode, "last-item", "owner: push, pop; 1 thief: 1 steal; capacity 2", 2, "pP", 1,
+        full ? rl::fair_full_search_scheduler_type : rl::fair_context_bound_scheduler_type, 0, full ? 0 : 6));
     scenarios.push_back(make<2>(mode, "two-items",
                                 "owner: push, push, pop, pop; 1 thief: 2 steals; capacity 2", 2, "ppPP", 2,
                                 rl::fair_context_bound_scheduler_type, 0, 3));

@@ -166,4 +166,29 @@ TEST(Pool, StatsCountRootsRun) {
   EXPECT_EQ(roots, 5u);
 }
 
+// Every steal from a deque in asymmetric mode paid exactly one membarrier, and no other attempt more than
+// one; without asymmetric fences there are none (docs/protocols/deque.md, "One heavy fence per steal").
+TEST(Pool, StatsCountOneHeavyFencePerStealAtMost) {
+  fj::busy_pool pool(4);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(fj::sync_wait(pool, fib, 22), fj::test::fib_value(22));
+  std::uint64_t attempts = 0;
+  std::uint64_t steals = 0;
+  std::uint64_t fences = 0;
+  std::uint64_t contended = 0;
+  for (const auto& s : pool.stats()) {
+    attempts += s.steal_attempts;
+    steals += s.steals;
+    fences += s.heavy_fences;
+    contended += s.steals_contended;
+  }
+  EXPECT_LE(steals + contended, attempts);
+  if (fj::detail::asymmetric_fences_active()) {
+    EXPECT_GE(fences, steals);
+    EXPECT_LE(fences + contended, attempts);
+  } else {
+    EXPECT_EQ(fences, 0u);
+    EXPECT_EQ(contended, 0u);
+  }
+}
+
 }  // namespace

@@ -340,9 +340,11 @@ class deque {
       return {steal_status::empty, T{}, false};
     }
     // relaxed: a hint, so that thieves finding the token taken only read its line.
-    if (claiming_.load(std::memory_order_relaxed) ||  // model: none (hint)
-        // acquire: pairs with the release store that gave the token back, so that the reload of top_ below
-        // sees the previous holder's CAS and no fence is spent on an item already taken.
+    if (claiming_.load(
+            std::memory_order_relaxed) ||  // model: none (hint)
+                                           // acquire: pairs with the release store that gave the token back,
+                                           // so that the reload of top_ below sees the previous holder's CAS
+                                           // and no fence is spent on an item already taken.
         claiming_.exchange(true, std::memory_order_acquire)) {  // model: deque.steal.token.take
       return {steal_status::contended, T{}, false};
     }
