@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -60,6 +62,16 @@ std::vector<std::size_t> first_n(std::size_t n) {
   return v;
 }
 
+// How steals are fenced, and why not asymmetrically when they are not (docs/protocols/deque.md §"Modes").
+std::string fence_mode(bool asymmetric) {
+  if (asymmetric) return "steal fences: asymmetric (membarrier, one thief at a time per victim)";
+  if (tsan_build) return "steal fences: symmetric (ThreadSanitizer build)";
+  const char* off = std::getenv("FJ_NO_ASYMMETRIC_FENCES");
+  if (off != nullptr && std::string_view(off) == "1")
+    return "steal fences: symmetric (FJ_NO_ASYMMETRIC_FENCES=1)";
+  return "steal fences: symmetric (membarrier(PRIVATE_EXPEDITED) unavailable or refused)";
+}
+
 }  // namespace
 
 pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mode mode)
@@ -76,7 +88,7 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
                                " bytes, one stacklet (asked for " + std::to_string(stack_budget_) + ")");
   std::size_t const n = cfg.options.workers;
   // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
-  enable_asymmetric_fences();
+  bool const asymmetric = enable_asymmetric_fences();
   // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the
   // paper's Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake
   // thief each in the lazy pool) come from the topology whenever the workers fit.
@@ -89,7 +101,7 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
   description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
                  (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
                  "; topology: " + found.description() +
-                 (fits ? "" : " (oversubscribed: uniform random victims)");
+                 (fits ? "" : " (oversubscribed: uniform random victims)") + "; " + fence_mode(asymmetric);
 
   bool const weighted = pinned_ && !placement_.is_uniform();
   workers_.reserve(n);

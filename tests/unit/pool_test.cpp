@@ -191,4 +191,16 @@ TEST(Pool, StatsCountOneHeavyFencePerStealAtMost) {
   }
 }
 
+// A pool says how its steals are fenced, and why not asymmetrically when they are not (membarrier refused,
+// FJ_NO_ASYMMETRIC_FENCES=1, a TSan build).
+TEST(Pool, DescriptionSaysHowStealsAreFenced) {
+  fj::busy_pool pool(2);
+  const std::string& d = pool.description();
+  if (fj::detail::asymmetric_fences_active()) {
+    EXPECT_NE(d.find("steal fences: asymmetric"), std::string::npos) << d;
+  } else {
+    EXPECT_NE(d.find("steal fences: symmetric ("), std::string::npos) << d;
+  }
+}
+
 }  // namespace
