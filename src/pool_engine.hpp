@@ -94,8 +94,13 @@ class pool_engine {
   void become_thief(worker_context& w) noexcept;
   // Work this worker could take now without sleeping.
   [[nodiscard]] bool work_visible(worker_context& w) const noexcept;
-  void sleep(worker_context& w);
-  void idle(worker_context& w, std::uint32_t round);
+  // A lazy worker tries k_spin_rounds times to find work before it first tries to sleep, then every
+  // k_awake_rounds while it must stay awake (its group's last awake thief while a worker is active).
+  static constexpr std::uint32_t k_spin_rounds = 256;
+  static constexpr std::uint32_t k_awake_rounds = 64;
+  // Both return true when the worker must stay awake: it spins k_awake_rounds before trying to sleep again.
+  bool sleep(worker_context& w);
+  bool idle(worker_context& w, std::uint32_t round);
   // Runs a task handed over through the inbox or the shared queue: a root, or a task that moved itself here.
   void run_submission(worker_context& w, submission* s);
   // Runs a continuation left behind on w's own deque (steal.hpp take_left_behind).

@@ -68,7 +68,7 @@ void pool_engine::run(worker_context& w) {
     }
     // acquire: pairs with the release store in stop_workers().
     if (stop_.load(std::memory_order_acquire)) break;
-    idle(w, idle_rounds++);
+    if (idle(w, idle_rounds++)) idle_rounds = k_spin_rounds - k_awake_rounds;
   }
   if (!tls_stack->empty()) internal_error("a worker stopped with frames on its stack");
   delete tls_stack;
@@ -106,7 +106,7 @@ bool pool_engine::work_visible(worker_context& w) const noexcept {
   return false;
 }
 
-void pool_engine::sleep(worker_context& w) {
+bool pool_engine::sleep(worker_context& w) {
   accounting_->leave(w.group);
   chaos_point();
   auto const key = w.sleep.prepare_wait();
@@ -123,6 +123,11 @@ void pool_engine::sleep(worker_context& w) {
     // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
     // worker that woke it, and spinning on would keep that worker off the core for a whole time slice.
     std::this_thread::yield();
+    accounting_->come_back(w.group);
+    // It spins k_awake_rounds more before it next tries to sleep: this protocol costs shared RMWs, a fence,
+    // a look at every deque and a system call, too much to pay on every failed steal; the yield comes often
+    // enough still for a worker sharing its core.
+    return true;
   } else {
     worker_counters::bump(w.counters.sleeps);
     auto const t0 = std::chrono::steady_clock::now();
@@ -132,23 +137,24 @@ void pool_engine::sleep(worker_context& w) {
                          static_cast<std::uint64_t>(std::chrono::nanoseconds(slept).count()));
   }
   accounting_->come_back(w.group);
+  return false;
 }
 
-void pool_engine::idle(worker_context& w, std::uint32_t round) {
+bool pool_engine::idle(worker_context& w, std::uint32_t round) {
   if (idle_ == idle_policy::sleep) {
     // A lazy worker keeps trying for a while before it sleeps: work often arrives within microseconds.
-    if (steal_ && round < 256) {
+    if (steal_ && round < k_spin_rounds) {
       cpu_relax();
-      return;
+      return false;
     }
-    sleep(w);
-    return;
+    return sleep(w);
   }
   if (round % 64 == 63) {
     std::this_thread::yield();  // oversubscribed pools: let the worker that has the work run
   } else {
     cpu_relax();
   }
+  return false;
 }
 
 // ---- running what the worker found ----

@@ -87,7 +87,9 @@ class victim_sampler {
 };
 
 // One worker's victim choice: the sampler when victims are weighted, else uniform over the other workers.
-class victim_choice {
+// Each on cache lines of its own: a worker writes its state on every steal attempt, and the pool keeps them
+// side by side in one vector.
+class alignas(128) victim_choice {
  public:
   // Uniform over `workers` workers, never `self` (unless it is the only one).
   victim_choice(std::size_t workers, std::size_t self)

@@ -54,16 +54,19 @@ struct worker_context {
   // Tasks handed to this worker by other threads (paper III-D1); only this worker pops.
   fj::submission_queue<submission> inbox;
   // Where this worker sleeps (lazy and unit pools): notified by submitters to `inbox`, and by a thief that
-  // needs another worker awake (sleep.md).
-  fj::event_count sleep;
+  // needs another worker awake (sleep.md). Its own lines, as for the fields below: wakers read it, its
+  // worker writes it around every sleep.
+  alignas(128) fj::event_count sleep;
   // An empty stack kept for the next steal, so that stealing does not call the allocator in steady state.
-  segmented_stack* spare = nullptr;
+  // With `stack` on lines that thieves read in every steal from this worker and that its owner seldom writes.
+  alignas(128) segmented_stack* spare = nullptr;
   // The stack this worker allocates on (its tls_stack), published for thieves: a continuation in this
   // worker's deque that was not stolen since its last join lives on it, and the thief that steals it writes
   // it into the frame's `home` (stack.md "Where a frame lives"). Written only through use_stack()
   // (stack_ownership.hpp).
   std::atomic<segmented_stack*> stack{nullptr};
-  worker_counters counters;
+  // Written by this worker on every steal attempt.
+  alignas(128) worker_counters counters;
 };
 
 // The worker running on this thread, or null on ordinary threads.
