@@ -68,6 +68,13 @@ void print_header(std::FILE* out, const report& data) {
   std::fprintf(out, "fj-bench  scale=%s  reps=%u  workers=%s\n",
                std::string(name_of(data.chosen.size)).c_str(), data.chosen.repetitions,
                join_workers(data.chosen.workers).c_str());
+  if (!data.chosen.sizes.empty()) {
+    std::string sizes;
+    for (const auto& [name, n] : data.chosen.sizes) {
+      sizes += (sizes.empty() ? "" : ",") + name + "=" + std::to_string(n);
+    }
+    std::fprintf(out, "sizes     %s (--size; other workloads at the scale's)\n", sizes.c_str());
+  }
   std::fprintf(out, "machine   %u cores, %u NUMA node%s, %s\n", machine.cores, machine.numa_nodes,
                machine.numa_nodes == 1 ? "" : "s", machine.cpu_model.c_str());
   std::fprintf(out, "compiler  %s (%s)\n", machine.compiler.c_str(), machine.build.c_str());
