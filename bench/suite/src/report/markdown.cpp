@@ -142,7 +142,11 @@ void write_markdown(const std::filesystem::path& file, const report& data,
          "that "
          "benchmark (median over repetitions). Eq. 17 fits MRSS = a + b M1 P^n where at least four worker "
          "counts "
-         "were measured.\n\n";
+         "were measured. N is the workload's size parameter (`fj-bench --size`). For the forkjoin pools, the "
+         "steal table gives `pool.stats()` summed over the workers for the timed region: heavy fences are "
+         "the "
+         "membarriers thieves issued, and heavy fences per steal is the median of the runs' ratios. The "
+         "scaling plot shows speedup against P with the range over the repetitions and the ideal line.\n\n";
   if (data.summaries.empty()) {
     out << "No measurements.\n";
   }
