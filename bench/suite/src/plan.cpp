@@ -35,12 +35,18 @@ std::map<std::string, std::int64_t, std::less<>> checked_sizes(const options& ch
   std::map<std::string, std::int64_t, std::less<>> sizes;
   for (const auto& [name, n] : chosen.sizes) {
     const workload* bench = find_workload(name);
+    std::string what = "--size ";
+    what += name;
+    what += '=';
+    what += std::to_string(n);
     if (bench == nullptr) {
-      throw usage_error("--size " + name + "=" + std::to_string(n) + ": unknown workload '" + name +
-                        "' (see --list)");
+      what += ": unknown workload '";
+      what += name;
+      what += "' (see --list)";
+      throw usage_error(what);
     }
     if (const auto problem = size_problem(bench->info.size, n)) {
-      throw usage_error("--size " + name + "=" + std::to_string(n) + ": " + *problem);
+      throw usage_error(what + ": " + *problem);
     }
     sizes.emplace(name, n);
   }

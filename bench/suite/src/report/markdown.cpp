@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -68,7 +69,7 @@ void write_bar(std::ofstream& out, const report& data) {
 
 // Counts as whole numbers; a median of an even number of runs may end in .5.
 std::string count(double value) {
-  return format_number(value, value == static_cast<double>(static_cast<long long>(value)) ? "%.0f" : "%.1f");
+  return format_number(value, std::isfinite(value) && value == std::floor(value) ? "%.0f" : "%.1f");
 }
 
 void write_steals(std::ofstream& out, const workload_summary& summary) {
