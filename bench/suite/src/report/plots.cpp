@@ -95,8 +95,8 @@ std::filesystem::path plot_scaling(const std::filesystem::path& directory, const
     script << "set terminal pngcairo size 900,650 font 'sans,10'\n";
     script << "set output '" << (directory / image).string() << "'\n";
     script << "set title '" << summary.workload << " (" << summary.parameters
-           << "): speedup over the serial projection, Ts = "
-           << format_number(summary.serial_seconds * 1e3, "%.1f") << " ms'\n";
+           << "): speedup over the serial projection, Ts = " << milliseconds(summary.serial_seconds)
+           << " ms'\n";
     script << "set key top left\nset grid\nset xlabel 'workers P'\nset ylabel 'speedup Ts/Tp'\n";
     // A margin on both sides, so that the range bars at P = 1 and at the largest P are drawn whole.
     const double margin = std::max(0.2, 0.03 * largest);
