@@ -66,7 +66,7 @@ elif has_target fj-overhead; then
       echo "bench: fj-steal-contention failed (see above)" >&2
     fi
   else
-    echo "bench: no fj-steal-contention (bench/overhead/steal_contention.cpp), skipped"
+    echo "bench: no fj-steal-contention target yet (bench/overhead), skipped"
   fi
   ran=$((ran + 1))
 else
