@@ -4,7 +4,9 @@
 #   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
 #
 # 1. fj-overhead: per-fork overhead on fib and integrate (T1/Ts, T2/Ts, ns and instructions per fork);
-#    fj-sleep (lazy_pool idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays)
+#    fj-sleep (lazy_pool idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays);
+#    fj-steal-contention (k thieves aimed at one victim: heavy fences per successful steal, steal latency),
+#    when it is built; its Markdown is appended to fj-bench's report.md and fails the job if it fails
 # 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
 #                 results go to ./results unless --out is given
 # 3. fj-memory:   stack memory and maximum resident set against Theorem 2 (docs/verification/memory-bound.md);
@@ -12,6 +14,7 @@
 #                 stack peak exceeds the bound. --scale quick is passed on to it.
 # 4. compile time: examples/fib.cpp against the same program with oneTBB (scripts/compile-time.sh); its table
 #                 is appended to fj-bench's report.md.
+# The job fails (after running everything) if fj-memory or fj-steal-contention fails.
 # Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2), FJ_MEMORY_ARGS (more fj-memory options).
 set -euo pipefail
 
@@ -31,7 +34,9 @@ targets="$(cmake --build "$dir" --target help)"
 has_target() { grep -Eq "^$1: " <<<"$targets"; }
 
 ran=0
+steal_contention_failed=0
 mkdir -p "$results"
+rm -f "$results/steal-contention.md"
 
 wants_help=0
 for arg in "$@"; do
@@ -53,6 +58,16 @@ elif has_target fj-overhead; then
   "$dir/bin/fj-sleep" </dev/null | tee "$results/sleep.txt"
   echo "=== fj-scratch: per-task arrays on the segmented stack against the heap (also in $results/scratch.txt)"
   "$dir/bin/fj-scratch" </dev/null | tee "$results/scratch.txt"
+  if has_target fj-steal-contention; then
+    cmake --build "$dir" -j "$jobs" --target fj-steal-contention
+    echo "=== fj-steal-contention: k thieves on one victim, heavy fences per steal (also in $results/steal-contention.md)"
+    if ! "$dir/bin/fj-steal-contention" </dev/null | tee "$results/steal-contention.md"; then
+      steal_contention_failed=1
+      echo "bench: fj-steal-contention failed (see above)" >&2
+    fi
+  else
+    echo "bench: no fj-steal-contention target yet (bench/overhead), skipped"
+  fi
   ran=$((ran + 1))
 else
   echo "bench: no fj-overhead target yet (bench/overhead), skipped"
@@ -103,6 +118,19 @@ else
   echo "bench: no fj-memory target yet (bench/memory), skipped"
 fi
 
+# fj-steal-contention's section, measured before fj-bench wrote report.md.
+if [[ -f "$report_dir/report.md" && -s "$results/steal-contention.md" ]]; then
+  # A top-level heading becomes a section of the report, as fj-memory's does.
+  if grep -q '^# ' "$results/steal-contention.md"; then
+    { echo; sed 's/^#/##/' "$results/steal-contention.md"; } >>"$report_dir/report.md"
+  else
+    { echo; cat "$results/steal-contention.md"; } >>"$report_dir/report.md"
+  fi
+fi
+if [[ -f "$report_dir/report.md" && $steal_contention_failed -ne 0 ]]; then
+  { echo; echo "**fj-steal-contention failed** (its output, if any, is above; the job fails)."; } >>"$report_dir/report.md"
+fi
+
 if [[ $wants_help -eq 0 ]]; then
   echo "=== compile time: fib against oneTBB's task_group (scripts/compile-time.sh; also in $results/compile-time.md)"
   scripts/compile-time.sh --markdown | tee "$results/compile-time.md"
@@ -116,6 +144,6 @@ if [[ $ran -eq 0 ]]; then
   exit 1
 fi
 echo "=== results in $results/"
-if [[ $memory_failed -ne 0 ]]; then
+if [[ $memory_failed -ne 0 || $steal_contention_failed -ne 0 ]]; then
   exit 1
 fi

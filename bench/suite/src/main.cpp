@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstdio>
 #include <ctime>
 #include <exception>
@@ -37,12 +38,20 @@ std::string now_utc() {
   return text;
 }
 
-void list_registry(fjb::scale size) {
-  std::printf("workloads (parameters at scale %s):\n", std::string(fjb::name_of(size)).c_str());
+void list_registry(const fjb::options& chosen) {
+  const fjb::scale size = chosen.size;
+  const auto sizes = fjb::checked_sizes(chosen);
+  std::printf("workloads (parameters at scale %s%s; N is the size --size sets):\n",
+              std::string(fjb::name_of(size)).c_str(), sizes.empty() ? "" : " and the --size given");
   for (const fjb::workload* bench : fjb::registered_workloads()) {
-    std::printf("  %-10s %-48s %s%s\n", std::string(bench->info.name).c_str(),
-                bench->info.parameters(size).c_str(), std::string(bench->info.description).c_str(),
+    const auto given = sizes.find(bench->info.name);
+    const std::int64_t n = given == sizes.end() ? bench->info.size.at(size) : given->second;
+    std::printf("  %-10s %-54s %s%s\n", std::string(bench->info.name).c_str(),
+                bench->info.parameters(size, n).c_str(), std::string(bench->info.description).c_str(),
                 bench->info.runs_at(size) ? "" : " (not run by default at this scale)");
+    std::printf("  %-10s N=%lld%s: %s, %lld..%lld\n", "", static_cast<long long>(n),
+                given == sizes.end() ? "" : " (--size)", std::string(bench->info.size.meaning).c_str(),
+                static_cast<long long>(bench->info.size.min), static_cast<long long>(bench->info.size.max));
   }
   std::printf("implementations:\n");
   for (const auto& implementation : fjb::known_implementations()) {
@@ -94,13 +103,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (chosen.list) {
-      list_registry(chosen.size);
+      list_registry(chosen);
       return 0;
     }
     return run_suite(chosen, arguments);
   } catch (const fjb::usage_error& error) {
     std::fprintf(stderr, "fj-bench: %s\n(see fj-bench --help)\n", error.what());
-    return 1;
+    return 2;
   } catch (const fjb::benchmark_failed& error) {
     std::fprintf(stderr,
                  "\n\n*****************************************************************\n"

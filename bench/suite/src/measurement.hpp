@@ -1,6 +1,10 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+
+#include "steal_counts.hpp"
 
 namespace fjb {
 
@@ -10,8 +14,10 @@ struct measurement {
   std::string implementation;
   unsigned workers;
   unsigned repetition;  // 1-based
+  std::int64_t size;    // the workload's N
   double seconds;
   long max_rss_kib;
+  std::optional<steal_counts> steals;  // forkjoin implementations only
 };
 
 }  // namespace fjb

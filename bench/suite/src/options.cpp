@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <string_view>
+
+#include "registry.hpp"
 
 namespace fjb {
 namespace {
@@ -52,6 +55,33 @@ std::vector<unsigned> parse_worker_list(std::string_view text) {
   return counts;
 }
 
+// "fib=30,T3=4000", added to `sizes`; names are checked against the registry later, by make_plan.
+void parse_sizes(std::string_view text, std::vector<std::pair<std::string, std::int64_t>>& sizes) {
+  const auto items = split_list(text);
+  if (items.empty()) {
+    throw usage_error("--size: expected workload=N[,workload=N...], not '" + std::string(text) + "'");
+  }
+  for (const auto& item : items) {
+    const auto equals = item.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw usage_error("--size: '" + item + "' is not workload=N");
+    }
+    std::string name = item.substr(0, equals);
+    const std::string_view number = std::string_view(item).substr(equals + 1);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || error != std::errc{} || end != number.data() + number.size() || value <= 0) {
+      throw usage_error("--size " + item + ": '" + std::string(number) + "' is not a positive whole number");
+    }
+    for (const auto& [named, size] : sizes) {
+      if (named == name) {
+        throw usage_error("--size: " + name + " is given two sizes");
+      }
+    }
+    sizes.emplace_back(std::move(name), value);
+  }
+}
+
 }  // namespace
 
 options parse_options(std::span<char* const> arguments) {
@@ -89,6 +119,8 @@ options parse_options(std::span<char* const> arguments) {
         throw usage_error("--scale: expected quick, default or paper, not '" + std::string(value) + "'");
       }
       result.size = *parsed;
+    } else if (argument == "--size") {
+      parse_sizes(value, result.sizes);
     } else if (argument == "--reps") {
       result.repetitions = parse_count(value, "--reps");
     } else if (argument == "--out") {
@@ -109,6 +141,29 @@ std::vector<unsigned> default_worker_counts(unsigned cores) {
   return counts;
 }
 
+namespace {
+
+// One line per workload: what N means in --size, and its range.
+std::string size_lines() {
+  std::string text;
+  for (const workload* bench : registered_workloads()) {
+    const size_parameter& size = bench->info.size;
+    std::string range = std::to_string(size.min) + ".." + std::to_string(size.max);
+    if (size.power_of_two) {
+      range += ", a power of two";
+    } else if (size.multiple_of > 1) {
+      range += ", a multiple of " + std::to_string(size.multiple_of);
+    }
+    char line[160];
+    std::snprintf(line, sizeof line, "                          %-10s N = %s (%s)\n",
+                  std::string(bench->info.name).c_str(), std::string(size.meaning).c_str(), range.c_str());
+    text += line;
+  }
+  return text;
+}
+
+}  // namespace
+
 std::string help_text() {
   return R"(fj-bench: compare forkjoin with the serial projection, oneTBB and OpenMP on the fork-join benchmark suite.
 
@@ -121,6 +176,12 @@ usage: fj-bench [options]
                         the number of cores to show oversubscription)
   --scale S             quick (whole suite in about a minute, used by the tests), default (at most about
                         15 minutes on a 2-core machine) or paper (libfork's Table I sizes, for big machines)
+  --size W=N[,W=N...]   problem sizes instead of the scale's, so that a big machine can give every
+                        worker enough work (e.g. --size fib=42,T3=20000); the workload's other parameters
+                        stay those of the scale, and --list shows them. N per workload:
+)" + size_lines() +
+         R"(                        A UTS tree whose counts are not recorded is checked by a serial search after
+                        each run (outside the timed region, but it adds to the wall clock).
   --reps N              repetitions of every measurement; medians and spreads are over these (default 5)
   --out DIR             results directory for CSV, JSON, the Markdown report and PNG plots (default results)
   --list                list workloads (with their sizes at the chosen scale) and implementations, then exit
@@ -128,12 +189,17 @@ usage: fj-bench [options]
 
 Every measurement runs in its own child process, so its maximum resident set is that benchmark's alone.
 Repetitions are interleaved across implementations so that drift on a shared machine hits all alike.
-Every benchmark checks its answer; a wrong answer stops the run with an error and exit status 2.
+Every benchmark checks its answer; a wrong answer stops the run with an error and exit status 2. A
+command line that cannot be run (an unknown workload, a bad number, a size out of range) is exit status 2
+too, with a message that says why.
 
 Reported per workload, implementation and worker count P: median wall time with min/max and quartiles,
 T/Ts (time relative to the serial projection), speedup Ts/Tp and efficiency Ts/(P Tp) (libfork paper
 Eq. 15-16), and the maximum resident set, fitted to MRSS = a + b M1 P^n (Eq. 17) when there are at least
-four worker counts.
+four worker counts. For the forkjoin pools also, from pool.stats() summed over the workers for the
+timed region: steals, steal attempts, heavy fences (membarriers issued while stealing), heavy fences per
+successful steal and contended steal attempts. Plots: per workload, speedup, efficiency and memory
+against P (plots/<workload>.png) and speedup against the ideal line (plots/<workload>-scaling.png).
 )";
 }
 

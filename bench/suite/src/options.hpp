@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <span>
 #include <stdexcept>
@@ -15,6 +16,9 @@ struct options {
   std::vector<std::string> workloads;        // empty: every workload that runs at the chosen scale
   std::vector<std::string> implementations;  // empty: every implementation built in
   std::vector<unsigned> workers;             // empty: 1..cores and 2 x cores
+  // --size workload=N: problem sizes that replace the scale's, in the order given (checked against the
+  // workloads by make_plan).
+  std::vector<std::pair<std::string, std::int64_t>> sizes;
   scale size = scale::standard;
   unsigned repetitions = 5;
   std::filesystem::path out = "results";
@@ -22,6 +26,7 @@ struct options {
   bool list = false;
 };
 
+// A command line fj-bench cannot run: exit status 2 with the message.
 class usage_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;

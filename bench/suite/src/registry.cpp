@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 namespace fjb {
 namespace {
@@ -30,6 +31,20 @@ std::map<std::string, workload, std::less<>>& registry() {
 }
 
 }  // namespace
+
+std::optional<std::string> size_problem(const size_parameter& size, std::int64_t n) {
+  const std::string meaning(size.meaning);
+  if (n < size.min || n > size.max) {
+    return meaning + " must be from " + std::to_string(size.min) + " to " + std::to_string(size.max);
+  }
+  if (size.multiple_of > 1 && n % size.multiple_of != 0) {
+    return meaning + " must be a multiple of " + std::to_string(size.multiple_of);
+  }
+  if (size.power_of_two && (n & (n - 1)) != 0) {
+    return meaning + " must be a power of two";
+  }
+  return std::nullopt;
+}
 
 std::span<const implementation_info> known_implementations() noexcept { return implementations; }
 

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,12 +16,28 @@ namespace fjb {
 struct run_request {
   scale size;
   unsigned workers;
+  // The workload's size parameter N (workload_info::size): its value at `size`, or the one --size chose.
+  // The workload's other parameters are those of `size`.
+  std::int64_t n;
 };
 
 // What an implementation reports; it has verified its answer before returning (see verify.hpp).
 struct run_result {
   double seconds;  // wall time of the computation alone: no input set-up, no pool start-up
 };
+
+// What N means for a workload and the values --size accepts for it.
+struct size_parameter {
+  std::string_view meaning;      // e.g. "n of fib(n)"
+  std::int64_t (*at)(scale);     // N at each scale
+  std::int64_t min;              // smallest N accepted
+  std::int64_t max;              // largest N accepted
+  std::int64_t multiple_of = 1;  // N must be a multiple of this
+  bool power_of_two = false;     // N must be a power of two
+};
+
+// Why N is not an acceptable size for the workload, or nullopt if it is.
+[[nodiscard]] std::optional<std::string> size_problem(const size_parameter& size, std::int64_t n);
 
 using run_function = run_result (*)(const run_request&);
 
@@ -28,8 +46,9 @@ struct workload_info {
   std::string_view origin;  // which seed document the workload comes from
   std::string_view description;
   int order;  // position in listings and reports
-  std::string (*parameters)(scale);
-  bool (*runs_at)(scale);  // some trees are only practical at paper scale
+  size_parameter size;
+  std::string (*parameters)(scale, std::int64_t n);  // all parameters, with N = n at the scale
+  bool (*runs_at)(scale);                            // some trees are only practical at paper scale
 };
 
 // An implementation family: how the computation is parallelised. New pools or stealing policies are new rows.

@@ -1,6 +1,7 @@
 #include "run_one.hpp"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -9,6 +10,7 @@
 
 #include "child_protocol.hpp"
 #include "registry.hpp"
+#include "steal_counts.hpp"
 #include "verify.hpp"
 
 namespace fjb {
@@ -20,8 +22,8 @@ struct one_request {
 };
 
 one_request parse_request(std::span<char* const> arguments) {
-  if (arguments.size() != 4) {
-    throw std::invalid_argument("--run-one expects: workload implementation workers scale");
+  if (arguments.size() != 5) {
+    throw std::invalid_argument("--run-one expects: workload implementation workers scale size");
   }
   const workload* chosen = find_workload(arguments[0]);
   if (chosen == nullptr) {
@@ -36,10 +38,14 @@ one_request parse_request(std::span<char* const> arguments) {
   const auto parsed =
       std::from_chars(workers_text.data(), workers_text.data() + workers_text.size(), workers);
   const auto size = parse_scale(arguments[3]);
-  if (parsed.ec != std::errc{} || workers == 0 || !size) {
-    throw std::invalid_argument("--run-one: bad worker count or scale");
+  const std::string_view n_text = arguments[4];
+  std::int64_t n = 0;
+  const auto parsed_n = std::from_chars(n_text.data(), n_text.data() + n_text.size(), n);
+  if (parsed.ec != std::errc{} || workers == 0 || !size || parsed_n.ec != std::errc{} ||
+      size_problem(chosen->info.size, n)) {
+    throw std::invalid_argument("--run-one: bad worker count, scale or size");
   }
-  return {run->second, {*size, workers}};
+  return {run->second, {*size, workers, n}};
 }
 
 }  // namespace
@@ -50,7 +56,7 @@ int run_one(std::span<char* const> arguments) {
   try {
     const auto [run, request] = parse_request(arguments);
     const run_result result = run(request);
-    std::fputs(format_result_line(result.seconds).c_str(), stdout);
+    std::fputs(format_result_line({result.seconds, recorded_steal_counts()}).c_str(), stdout);
     return exit_measured;
   } catch (const wrong_answer& error) {
     std::fprintf(stderr, "\n*** WRONG ANSWER *** %s %s P=%s: %s\n", arguments[0], arguments[1], arguments[2],

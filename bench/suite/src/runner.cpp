@@ -25,20 +25,24 @@ std::string failure_of(const child_outcome& outcome) {
   return "exit status " + std::to_string(outcome.exit_status) + " (see the message above)";
 }
 
-measurement measure(const cell& measured, scale size, unsigned repetition) {
-  const child_outcome outcome = run_self({std::string(run_one_flag), std::string(measured.bench->info.name),
-                                          std::string(measured.implementation->name),
-                                          std::to_string(measured.workers), std::string(name_of(size))});
-  const auto seconds = parse_result_line(outcome.output);
-  if (outcome.killed_by_signal || outcome.exit_status != exit_measured || !seconds) {
+measurement measure(const cell& measured, const plan& chosen, unsigned repetition) {
+  const std::int64_t n = size_of(chosen, *measured.bench);
+  const child_outcome outcome =
+      run_self({std::string(run_one_flag), std::string(measured.bench->info.name),
+                std::string(measured.implementation->name), std::to_string(measured.workers),
+                std::string(name_of(chosen.size)), std::to_string(n)});
+  const auto result = parse_result_line(outcome.output);
+  if (outcome.killed_by_signal || outcome.exit_status != exit_measured || !result) {
     throw benchmark_failed(describe(measured) + ": " + failure_of(outcome));
   }
   return {std::string(measured.bench->info.name),
           std::string(measured.implementation->name),
           measured.workers,
           repetition,
-          *seconds,
-          outcome.max_rss_kib};
+          n,
+          result->seconds,
+          outcome.max_rss_kib,
+          result->steals};
 }
 
 }  // namespace
@@ -52,7 +56,7 @@ std::vector<measurement> run_plan(const plan& chosen) {
       for (unsigned repetition = 1; repetition <= chosen.repetitions; ++repetition) {
         for (const cell& measured : cells) {
           shown.starting(measured, repetition, chosen.repetitions);
-          results.push_back(measure(measured, chosen.size, repetition));
+          results.push_back(measure(measured, chosen, repetition));
         }
       }
     });

@@ -27,6 +27,34 @@ std::vector<const measurement*> runs_of(const std::vector<measurement>& runs, co
   return matching;
 }
 
+// The medians of the runs' steal counters, if every run reported them.
+std::optional<steal_summary> summarise_steals(const std::vector<const measurement*>& matching) {
+  std::vector<double> steals;
+  std::vector<double> attempts;
+  std::vector<double> fences;
+  std::vector<double> fences_per_steal;
+  std::vector<double> contended;
+  for (const measurement* run : matching) {
+    if (!run->steals) {
+      return std::nullopt;
+    }
+    const steal_counts& counts = *run->steals;
+    steals.push_back(static_cast<double>(counts.steals));
+    attempts.push_back(static_cast<double>(counts.steal_attempts));
+    fences.push_back(static_cast<double>(counts.heavy_fences));
+    contended.push_back(static_cast<double>(counts.steals_contended));
+    if (counts.steals > 0) {
+      fences_per_steal.push_back(static_cast<double>(counts.heavy_fences) /
+                                 static_cast<double>(counts.steals));
+    }
+  }
+  if (steals.empty()) {
+    return std::nullopt;
+  }
+  return steal_summary{spread_of(steals).median, spread_of(attempts).median, spread_of(fences).median,
+                       spread_of(fences_per_steal).median, spread_of(contended).median};
+}
+
 cell_summary summarise_cell(const std::vector<const measurement*>& matching, const cell& wanted) {
   std::vector<double> seconds;
   std::vector<double> rss_mib;
@@ -41,7 +69,8 @@ cell_summary summarise_cell(const std::vector<const measurement*>& matching, con
           spread_of(rss_mib).median,
           nan,
           nan,
-          nan};
+          nan,
+          summarise_steals(matching)};
 }
 
 void derive_ratios(workload_summary& summary) {
@@ -83,7 +112,10 @@ std::vector<workload_summary> summarise(const plan& chosen, const std::vector<me
   std::vector<workload_summary> summaries;
   for (const workload* bench : chosen.workloads) {
     workload_summary summary{std::string(bench->info.name),
-                             bench->info.parameters(chosen.size),
+                             parameters_of(chosen, *bench),
+                             size_of(chosen, *bench),
+                             std::string(bench->info.size.meaning),
+                             size_given(chosen, *bench),
                              std::numeric_limits<double>::quiet_NaN(),
                              {},
                              {}};

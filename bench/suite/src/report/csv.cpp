@@ -10,12 +10,20 @@ void write_csv(const std::filesystem::path& file, const report& data) {
   if (!out) {
     throw std::runtime_error("cannot write " + file.string());
   }
-  out << "workload,implementation,workers,scale,repetition,seconds,max_rss_kib\n";
+  // The steal counters are empty for implementations that are not forkjoin.
+  out << "workload,implementation,workers,scale,size,repetition,seconds,max_rss_kib,steals,steal_attempts,"
+         "heavy_fences,steals_contended\n";
   out.precision(9);
   for (const auto& run : data.runs) {
     out << run.workload << ',' << run.implementation << ',' << run.workers << ',' << name_of(data.chosen.size)
-        << ',' << run.repetition << ',' << std::fixed << run.seconds << std::defaultfloat << ','
-        << run.max_rss_kib << '\n';
+        << ',' << run.size << ',' << run.repetition << ',' << std::fixed << run.seconds << std::defaultfloat
+        << ',' << run.max_rss_kib;
+    if (run.steals) {
+      out << ',' << run.steals->steals << ',' << run.steals->steal_attempts << ',' << run.steals->heavy_fences
+          << ',' << run.steals->steals_contended << '\n';
+    } else {
+      out << ",,,,\n";
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,6 +43,26 @@ std::string spread_object(const spread& s) {
          ", \"q1\": " + number(s.lower_quartile) + ", \"q3\": " + number(s.upper_quartile) + "}";
 }
 
+std::string steal_object(const std::optional<steal_counts>& counts) {
+  if (!counts) {
+    return "null";
+  }
+  return "{\"steals\": " + std::to_string(counts->steals) +
+         ", \"steal_attempts\": " + std::to_string(counts->steal_attempts) +
+         ", \"heavy_fences\": " + std::to_string(counts->heavy_fences) +
+         ", \"steals_contended\": " + std::to_string(counts->steals_contended) + "}";
+}
+
+std::string steal_summary_object(const std::optional<steal_summary>& s) {
+  if (!s) {
+    return "null";
+  }
+  return "{\"steals\": " + number(s->steals) + ", \"steal_attempts\": " + number(s->steal_attempts) +
+         ", \"heavy_fences\": " + number(s->heavy_fences) +
+         ", \"heavy_fences_per_steal\": " + number(s->heavy_fences_per_steal) +
+         ", \"steals_contended\": " + number(s->steals_contended) + "}";
+}
+
 void write_machine(std::ofstream& out, const machine_info& machine) {
   out << "  \"machine\": {\"cores\": " << machine.cores << ", \"numa_nodes\": " << machine.numa_nodes
       << ", \"cpu\": " << quoted(machine.cpu_model) << ", \"kernel\": " << quoted(machine.kernel)
@@ -59,6 +80,13 @@ void write_settings(std::ofstream& out, const report& data) {
     out << (i == 0 ? "" : ", ") << data.chosen.workers[i];
   }
   out << "],\n";
+  out << "  \"sizes_given\": {";
+  bool first = true;
+  for (const auto& [name, n] : data.chosen.sizes) {
+    out << (first ? "" : ", ") << quoted(name) << ": " << n;
+    first = false;
+  }
+  out << "},\n";
 }
 
 void write_runs(std::ofstream& out, const report& data) {
@@ -67,15 +95,19 @@ void write_runs(std::ofstream& out, const report& data) {
     const auto& run = data.runs[i];
     out << "    {\"workload\": " << quoted(run.workload)
         << ", \"implementation\": " << quoted(run.implementation) << ", \"workers\": " << run.workers
-        << ", \"repetition\": " << run.repetition << ", \"seconds\": " << number(run.seconds)
-        << ", \"max_rss_kib\": " << run.max_rss_kib << "}" << (i + 1 == data.runs.size() ? "\n" : ",\n");
+        << ", \"size\": " << run.size << ", \"repetition\": " << run.repetition
+        << ", \"seconds\": " << number(run.seconds) << ", \"max_rss_kib\": " << run.max_rss_kib
+        << ", \"steal_stats\": " << steal_object(run.steals) << "}"
+        << (i + 1 == data.runs.size() ? "\n" : ",\n");
   }
   out << "  ],\n";
 }
 
 void write_summary(std::ofstream& out, const workload_summary& summary, bool last) {
   out << "    {\"workload\": " << quoted(summary.workload)
-      << ", \"parameters\": " << quoted(summary.parameters)
+      << ", \"parameters\": " << quoted(summary.parameters) << ", \"size\": " << summary.size
+      << ", \"size_meaning\": " << quoted(summary.size_meaning)
+      << ", \"size_from\": " << quoted(summary.size_given ? "--size" : "scale")
       << ", \"serial_seconds\": " << number(summary.serial_seconds) << ",\n     \"cells\": [\n";
   for (std::size_t i = 0; i < summary.cells.size(); ++i) {
     const auto& cell = summary.cells[i];
@@ -83,7 +115,8 @@ void write_summary(std::ofstream& out, const workload_summary& summary, bool las
         << ", \"seconds\": " << spread_object(cell.seconds)
         << ", \"max_rss_mib\": " << number(cell.max_rss_mib)
         << ", \"relative_to_serial\": " << number(cell.relative) << ", \"speedup\": " << number(cell.speedup)
-        << ", \"efficiency\": " << number(cell.efficiency) << "}"
+        << ", \"efficiency\": " << number(cell.efficiency)
+        << ", \"steal_stats\": " << steal_summary_object(cell.steals) << "}"
         << (i + 1 == summary.cells.size() ? "\n" : ",\n");
   }
   out << "     ],\n     \"memory_fits\": [";

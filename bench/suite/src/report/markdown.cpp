@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -16,6 +18,15 @@ void write_machine(std::ofstream& out, const report& data) {
   out << "| started (UTC) | " << data.started_utc << " |\n";
   out << "| scale | " << name_of(data.chosen.size) << " |\n";
   out << "| repetitions | " << data.chosen.repetitions << " (interleaved; medians reported) |\n";
+  if (!data.chosen.sizes.empty()) {
+    out << "| sizes (`--size`) |";
+    const char* separator = " ";
+    for (const auto& [name, n] : data.chosen.sizes) {
+      out << separator << name << "=" << n;
+      separator = ", ";
+    }
+    out << " (other workloads: the scale's) |\n";
+  }
   out << "| cores / NUMA nodes | " << machine.cores << " / " << machine.numa_nodes << " |\n";
   out << "| CPU | " << machine.cpu_model << " |\n";
   out << "| compiler | " << machine.compiler << " (" << machine.build << ") |\n";
@@ -56,10 +67,38 @@ void write_bar(std::ofstream& out, const report& data) {
   out << "\n";
 }
 
+// Counts as whole numbers; a median of an even number of runs may end in .5.
+std::string count(double value) {
+  return format_number(value, std::isfinite(value) && value == std::floor(value) ? "%.0f" : "%.1f");
+}
+
+void write_steals(std::ofstream& out, const workload_summary& summary) {
+  if (std::none_of(summary.cells.begin(), summary.cells.end(),
+                   [](const cell_summary& cell) { return cell.steals.has_value(); })) {
+    return;
+  }
+  out << "\nSteals, from `pool.stats()` summed over the workers for the timed region (median over the "
+         "repetitions):\n\n";
+  out << "| impl | P | steals | steal attempts | heavy fences | heavy fences / steal | contended attempts "
+         "|\n";
+  out << "|---|---|---|---|---|---|---|\n";
+  for (const auto& cell : summary.cells) {
+    if (!cell.steals) {
+      continue;
+    }
+    const steal_summary& s = *cell.steals;
+    out << "| " << cell.implementation << " | " << cell.workers << " | " << count(s.steals) << " | "
+        << count(s.steal_attempts) << " | " << count(s.heavy_fences) << " | "
+        << format_number(s.heavy_fences_per_steal, "%.2f") << " | " << count(s.steals_contended) << " |\n";
+  }
+}
+
 void write_workload(std::ofstream& out, const workload_summary& summary,
                     const std::vector<std::filesystem::path>& plots) {
   out << "### " << summary.workload << " (" << summary.parameters << ")\n\n";
-  out << "Ts = " << milliseconds(summary.serial_seconds) << " ms\n\n";
+  out << "N = " << summary.size << " (" << summary.size_meaning << ", "
+      << (summary.size_given ? "from `--size`" : "the scale's")
+      << "); Ts = " << milliseconds(summary.serial_seconds) << " ms\n\n";
   out << "| impl | P | median ms | min ms | max ms | IQR ms | T/Ts | speedup | efficiency | MRSS MiB |\n";
   out << "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& cell : summary.cells) {
@@ -70,6 +109,7 @@ void write_workload(std::ofstream& out, const workload_summary& summary,
         << format_number(cell.efficiency, "%.2f") << " | " << format_number(cell.max_rss_mib, "%.1f")
         << " |\n";
   }
+  write_steals(out, summary);
   for (const auto& fit : summary.memory_fits) {
     out << "\nEq. 17 fit, " << fit.implementation << ": MRSS = " << format_number(fit.a_mib, "%.1f") << " + "
         << format_number(fit.b, "%.3g") << " M1 P^" << format_number(fit.n, "%.2f") << " MiB (rms residual "
@@ -79,6 +119,8 @@ void write_workload(std::ofstream& out, const workload_summary& summary,
     if (plot.stem() == summary.workload) {
       out << "\n![" << summary.workload << ": speedup, efficiency and memory](" << plot.generic_string()
           << ")\n";
+    } else if (plot.stem() == summary.workload + "-scaling") {
+      out << "\n![" << summary.workload << ": speedup against the ideal](" << plot.generic_string() << ")\n";
     }
   }
   out << "\n";
@@ -101,7 +143,11 @@ void write_markdown(const std::filesystem::path& file, const report& data,
          "that "
          "benchmark (median over repetitions). Eq. 17 fits MRSS = a + b M1 P^n where at least four worker "
          "counts "
-         "were measured.\n\n";
+         "were measured. N is the workload's size parameter (`fj-bench --size`). For the forkjoin pools, the "
+         "steal table gives `pool.stats()` summed over the workers for the timed region: heavy fences are "
+         "the "
+         "membarriers thieves issued, and heavy fences per steal is the median of the runs' ratios. The "
+         "scaling plot shows speedup against P with the range over the repetitions and the ideal line.\n\n";
   if (data.summaries.empty()) {
     out << "No measurements.\n";
   }

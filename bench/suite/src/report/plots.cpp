@@ -1,10 +1,12 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
 
+#include "format.hpp"
 #include "report.hpp"
 
 namespace fjb {
@@ -48,6 +50,72 @@ void write_panel(std::ofstream& script, const std::vector<std::string>& implemen
   script << "\n";
 }
 
+bool run_gnuplot(const std::filesystem::path& script_file) {
+  const std::string command = "gnuplot '" + script_file.string() + "'";
+  if (std::system(command.c_str()) != 0) {
+    std::fprintf(stderr, "fj-bench: warning: gnuplot failed on %s\n", script_file.c_str());
+    return false;
+  }
+  return true;
+}
+
+// Speedup Ts/Tp against P for every implementation that runs on more than one worker, with the range over
+// the repetitions (Ts / max Tp to Ts / min Tp) and the ideal line speedup = P up to the largest P measured.
+std::filesystem::path plot_scaling(const std::filesystem::path& directory, const report& data,
+                                   const workload_summary& summary) {
+  std::vector<std::string> implementations;
+  for (const auto& cell : summary.cells) {
+    const implementation_info* info = find_implementation(cell.implementation);
+    if (info != nullptr && !info->single_worker &&
+        std::find(implementations.begin(), implementations.end(), cell.implementation) ==
+            implementations.end()) {
+      implementations.push_back(cell.implementation);
+    }
+  }
+  if (implementations.empty() || !std::isfinite(summary.serial_seconds)) {
+    return {};
+  }
+  const unsigned largest = *std::max_element(data.chosen.workers.begin(), data.chosen.workers.end());
+  std::filesystem::path image = std::filesystem::path("plots") / (summary.workload + "-scaling.png");
+  const std::filesystem::path script_file = directory / "plots" / (summary.workload + "-scaling.gp");
+  {
+    std::ofstream script(script_file);
+    // Columns: P, median speedup, lowest, highest.
+    for (std::size_t i = 0; i < implementations.size(); ++i) {
+      script << "$d" << i << " << EOD\n";
+      for (const auto& cell : summary.cells) {
+        if (cell.implementation == implementations[i]) {
+          script << cell.workers << ' ' << cell.speedup << ' ' << summary.serial_seconds / cell.seconds.max
+                 << ' ' << summary.serial_seconds / cell.seconds.min << '\n';
+        }
+      }
+      script << "EOD\n";
+    }
+    script << "$ideal << EOD\n1 1\n" << largest << ' ' << largest << "\nEOD\n";
+    script << "set terminal pngcairo size 900,650 font 'sans,10'\n";
+    script << "set output '" << (directory / image).string() << "'\n";
+    script << "set title '" << summary.workload << " (" << summary.parameters
+           << "): speedup over the serial projection, Ts = " << milliseconds(summary.serial_seconds)
+           << " ms'\n";
+    script << "set key top left\nset grid\nset xlabel 'workers P'\nset ylabel 'speedup Ts/Tp'\n";
+    // A margin on both sides, so that the range bars at P = 1 and at the largest P are drawn whole.
+    const double margin = std::max(0.2, 0.03 * largest);
+    script << "set xrange [" << 1 - margin << ":" << largest + margin << "]\n";
+    script << "set yrange [0:*]\nset xtics (";
+    for (std::size_t i = 0; i < data.chosen.workers.size(); ++i) {
+      script << (i == 0 ? "" : ", ") << data.chosen.workers[i];
+    }
+    script << ")\n";
+    script << "plot $ideal with lines dt 2 lw 2 lc rgb '#999999' title 'ideal (speedup = P)'";
+    for (std::size_t i = 0; i < implementations.size(); ++i) {
+      script << ", $d" << i << " using 1:2:3:4 with yerrorlines lw 2 pt 7 lc rgb '"
+             << colour_of(implementations[i]) << "' title '" << implementations[i] << "'";
+    }
+    script << "\n";
+  }
+  return run_gnuplot(script_file) ? image : std::filesystem::path{};
+}
+
 std::filesystem::path plot_workload(const std::filesystem::path& directory, const report& data,
                                     const workload_summary& summary) {
   std::vector<std::string> implementations;
@@ -79,12 +147,7 @@ std::filesystem::path plot_workload(const std::filesystem::path& directory, cons
     write_panel(script, implementations, 4, "Peak memory (MRSS)", "MiB", "NaN notitle");
     script << "unset multiplot\n";
   }
-  const std::string command = "gnuplot '" + script_file.string() + "'";
-  if (std::system(command.c_str()) != 0) {
-    std::fprintf(stderr, "fj-bench: warning: gnuplot failed on %s\n", script_file.c_str());
-    return {};
-  }
-  return image;
+  return run_gnuplot(script_file) ? image : std::filesystem::path{};
 }
 
 }  // namespace
@@ -99,6 +162,9 @@ std::vector<std::filesystem::path> write_plots(const std::filesystem::path& dire
   std::vector<std::filesystem::path> images;
   for (const auto& summary : data.summaries) {
     if (auto image = plot_workload(directory, data, summary); !image.empty()) {
+      images.push_back(image);
+    }
+    if (auto image = plot_scaling(directory, data, summary); !image.empty()) {
       images.push_back(image);
     }
   }

@@ -31,8 +31,9 @@ void write_json(const std::filesystem::path& file, const report& data);
 void write_markdown(const std::filesystem::path& file, const report& data,
                     const std::vector<std::filesystem::path>& plots);
 
-// One PNG per workload (speedup, efficiency, memory against P) drawn by gnuplot. Returns the images written,
-// relative to `directory`; without gnuplot it warns on stderr and returns none.
+// Two PNGs per workload drawn by gnuplot: plots/<workload>.png (speedup, efficiency, memory against P) and
+// plots/<workload>-scaling.png (speedup against P with the ideal line, up to the largest P measured). Returns
+// the images written, relative to `directory`; without gnuplot it warns on stderr and returns none.
 [[nodiscard]] std::vector<std::filesystem::path> write_plots(const std::filesystem::path& directory,
                                                              const report& data);
 

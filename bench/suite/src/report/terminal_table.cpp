@@ -31,6 +31,18 @@ void print_workload(std::FILE* out, const workload_summary& summary) {
                  format_number(cell.efficiency, "%.2f").c_str(),
                  format_number(cell.max_rss_mib, "%.1f").c_str());
   }
+  // forkjoin's steal counters where there was anyone to steal from (medians; the report has them all).
+  for (const auto& cell : summary.cells) {
+    if (cell.steals && cell.workers > 1) {
+      const steal_summary& st = *cell.steals;
+      std::fprintf(
+          out, "  steals %-8s P=%-3u %s steals, %s attempts, %s heavy fences (%s per steal), %s contended\n",
+          cell.implementation.c_str(), cell.workers, format_number(st.steals, "%.0f").c_str(),
+          format_number(st.steal_attempts, "%.0f").c_str(), format_number(st.heavy_fences, "%.0f").c_str(),
+          format_number(st.heavy_fences_per_steal, "%.2f").c_str(),
+          format_number(st.steals_contended, "%.0f").c_str());
+    }
+  }
   for (const auto& fit : summary.memory_fits) {
     std::fprintf(out, "  Eq. 17 %-8s MRSS = %s + %s M1 P^%s MiB (rms %s)\n", fit.implementation.c_str(),
                  format_number(fit.a_mib, "%.1f").c_str(), format_number(fit.b, "%.3g").c_str(),
@@ -68,6 +80,13 @@ void print_header(std::FILE* out, const report& data) {
   std::fprintf(out, "fj-bench  scale=%s  reps=%u  workers=%s\n",
                std::string(name_of(data.chosen.size)).c_str(), data.chosen.repetitions,
                join_workers(data.chosen.workers).c_str());
+  if (!data.chosen.sizes.empty()) {
+    std::string sizes;
+    for (const auto& [name, n] : data.chosen.sizes) {
+      sizes += (sizes.empty() ? "" : ",") + name + "=" + std::to_string(n);
+    }
+    std::fprintf(out, "sizes     %s (--size; other workloads at the scale's)\n", sizes.c_str());
+  }
   std::fprintf(out, "machine   %u cores, %u NUMA node%s, %s\n", machine.cores, machine.numa_nodes,
                machine.numa_nodes == 1 ? "" : "s", machine.cpu_model.c_str());
   std::fprintf(out, "compiler  %s (%s)\n", machine.compiler.c_str(), machine.build.c_str());

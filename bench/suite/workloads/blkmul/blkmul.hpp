@@ -13,8 +13,14 @@ namespace fjb::blkmul {
 
 inline constexpr std::size_t tile = 64;
 
-[[nodiscard]] constexpr std::size_t order(scale s) noexcept {
-  return by_scale<std::size_t>(s, 512, 1024, 4096);
+// N is n, the matrices' order: a whole number of tiles.
+[[nodiscard]] constexpr std::int64_t default_order(scale s) noexcept {
+  return by_scale<std::int64_t>(s, 512, 1024, 4096);
+}
+inline constexpr size_parameter problem_size{"n of the n x n matrices", default_order, tile, 16'384, tile};
+
+[[nodiscard]] constexpr std::size_t order(const run_request& request) noexcept {
+  return static_cast<std::size_t>(request.n);
 }
 
 // An n x n matrix of (n / tile)^2 tiles, tile after tile in row-major order of tiles.

@@ -7,7 +7,7 @@ namespace {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
+  operands m = make_operands(order(request));
   const auto compute = [&m](std::size_t index) { compute_tile(m, index); };
   fj_team<Pool> team(request.workers);
   const double seconds = team.time([&](Pool& pool) {

@@ -5,7 +5,7 @@ namespace fjb::blkmul {
 namespace {
 
 run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
+  operands m = make_operands(order(request));
   const double seconds = seconds_taken([&] {
     for (std::size_t index = 0; index < tile_count(m); ++index) {
       compute_tile(m, index);

@@ -35,6 +35,14 @@ using child_sums = std::array<std::uint64_t, largest_branching>;
   return by_scale(s, problem{7, 6}, problem{9, 7}, problem{9, 9});
 }
 
+// N is the depth; the branching is the scale's. At most 10, so that the leaves' sum fits in 64 bits.
+[[nodiscard]] constexpr std::int64_t default_depth(scale s) noexcept { return problem_at(s).depth; }
+inline constexpr size_parameter problem_size{"depth of the tree", default_depth, 1, 10};
+
+[[nodiscard]] constexpr problem problem_at(const run_request& request) noexcept {
+  return {problem_at(request.size).branching, static_cast<int>(request.n)};
+}
+
 [[nodiscard]] constexpr std::uint64_t child_number(std::uint64_t parent, int branching, int child) noexcept {
   return parent * static_cast<std::uint64_t>(branching) + static_cast<std::uint64_t>(child);
 }
@@ -58,7 +66,7 @@ inline void verify(const problem& p, std::uint64_t computed) {
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, std::uint64_t (*Search)(int branching, int depth, std::uint64_t number)>
 run_result run_on_team(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   Team team(request.workers);
   std::uint64_t answer = 0;
   const double seconds = team.time([&] { answer = Search(p.branching, p.depth, 0); });

@@ -19,7 +19,7 @@ fj::task<std::uint64_t> search(int branching, int depth, std::uint64_t number) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   fj_team<Pool> team(request.workers);
   std::uint64_t answer = 0;
   const double seconds = team.time(

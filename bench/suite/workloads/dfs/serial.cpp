@@ -16,7 +16,7 @@ std::uint64_t search(int branching, int depth, std::uint64_t number) {
 }
 
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   std::uint64_t answer = 0;
   const double seconds = seconds_taken([&] { answer = search(p.branching, p.depth, 0); });
   verify(p, answer);

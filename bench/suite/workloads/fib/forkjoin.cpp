@@ -18,7 +18,7 @@ fj::task<long> fib(int n) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const int n = argument(request.size);
+  const int n = argument(request);
   fj_team<Pool> team(request.workers);
   long answer = 0;
   const double seconds = team.time([&](Pool& pool) { answer = fj::sync_wait(pool, fib, n); });

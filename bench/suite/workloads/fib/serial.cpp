@@ -21,7 +21,7 @@ void fib(long* out, int n) {
 }
 
 run_result run(const run_request& request) {
-  const int n = argument(request.size);
+  const int n = argument(request);
   long answer = 0;
   const double seconds = seconds_taken([&] { fib(&answer, n); });
   verify(n, answer);

@@ -19,7 +19,7 @@ fj::task<void> simulate(grid* g, int steps) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   grid g = initial_grid(p);
   fj_team<Pool> team(request.workers);
   const double seconds = team.time([&](Pool& pool) { fj::sync_wait(pool, simulate, &g, p.steps); });

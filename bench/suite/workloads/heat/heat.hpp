@@ -22,6 +22,17 @@ struct problem {
   return by_scale(s, problem{512, 512, 20}, problem{2048, 2048, 25}, problem{4096, 4096, 100});
 }
 
+// N is the side of the square grid; the number of steps is the scale's.
+[[nodiscard]] constexpr std::int64_t default_side(scale s) noexcept {
+  return static_cast<std::int64_t>(problem_at(s).rows);
+}
+inline constexpr size_parameter problem_size{"side of the square grid", default_side, 64, 32'768};
+
+[[nodiscard]] constexpr problem problem_at(const run_request& request) noexcept {
+  const auto side = static_cast<std::size_t>(request.n);
+  return {side, side, problem_at(request.size).steps};
+}
+
 // Interior rows handed to one task.
 inline constexpr std::size_t row_grain = 16;
 
@@ -48,7 +59,7 @@ void verify(const problem& p, const grid& computed);
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, void (*Simulate)(grid& g, int steps)>
 run_result run_on_team(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   grid g = initial_grid(p);
   Team team(request.workers);
   const double seconds = team.time([&] { Simulate(g, p.steps); });

@@ -5,7 +5,7 @@ namespace fjb::heat {
 namespace {
 
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   grid g = initial_grid(p);
   const double seconds = seconds_taken([&] {
     for (int step = 0; step < p.steps; ++step) {

@@ -21,7 +21,7 @@ fj::task<double> area_between(double x1, double y1, double x2, double y2, double
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   fj_team<Pool> team(request.workers);
   double answer = 0;
   const double seconds = team.time([&](Pool& pool) {

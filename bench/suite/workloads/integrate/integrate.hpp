@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "quadrature.hpp"
@@ -17,8 +18,14 @@ struct problem {
   double epsilon;
 };
 
-[[nodiscard]] constexpr problem problem_at(scale s) noexcept {
-  return {by_scale(s, 1.0e2, 3.0e2, 1.0e4), 1.0e-9};
+// N is n, the upper end of [0, n]; the number of intervals grows with it.
+[[nodiscard]] constexpr std::int64_t default_upper(scale s) noexcept {
+  return by_scale<std::int64_t>(s, 100, 300, 10'000);
+}
+inline constexpr size_parameter problem_size{"n of [0, n]", default_upper, 1, 1'000'000};
+
+[[nodiscard]] constexpr problem problem_at(const run_request& request) noexcept {
+  return {static_cast<double>(request.n), 1.0e-9};
 }
 
 inline void verify(const problem& p, double computed) {
@@ -33,7 +40,7 @@ inline void verify(const problem& p, double computed) {
 template <class Team,
           double (*AreaBetween)(double x1, double y1, double x2, double y2, double area, double epsilon)>
 run_result run_on_team(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   Team team(request.workers);
   double answer = 0;
   const double seconds = team.time([&] { answer = AreaBetween(0, f(0), p.upper, f(p.upper), 0, p.epsilon); });

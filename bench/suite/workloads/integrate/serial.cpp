@@ -13,7 +13,7 @@ double area_between(double x1, double y1, double x2, double y2, double area, dou
 }
 
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   double answer = 0;
   const double seconds =
       seconds_taken([&] { answer = area_between(0, f(0), p.upper, f(p.upper), 0, p.epsilon); });

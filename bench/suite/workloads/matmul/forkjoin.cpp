@@ -25,7 +25,7 @@ fj::task<void> multiply_add(block c, block a, block b, std::size_t n) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
+  operands m = make_operands(order(request));
   fj_team<Pool> team(request.workers);
   const double seconds = team.time([&](Pool& pool) {
     fj::sync_wait(pool, multiply_add, block{m.c.data(), m.n}, block{m.a.data(), m.n}, block{m.b.data(), m.n},

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,19 @@
 // same quadrant of C must not run at once.
 namespace fjb::matmul {
 
-[[nodiscard]] constexpr std::size_t order(scale s) noexcept {
-  return by_scale<std::size_t>(s, 512, 1024, 8192);
-}
-
 // Below this order a block is multiplied by plain loops.
 inline constexpr std::size_t leaf_order = 64;
+
+// N is n, the matrices' order: a power of two, so that quadrants halve evenly down to the leaves.
+[[nodiscard]] constexpr std::int64_t default_order(scale s) noexcept {
+  return by_scale<std::int64_t>(s, 512, 1024, 8192);
+}
+inline constexpr size_parameter problem_size{
+    "n of the n x n matrices", default_order, leaf_order, 16'384, 1, true};
+
+[[nodiscard]] constexpr std::size_t order(const run_request& request) noexcept {
+  return static_cast<std::size_t>(request.n);
+}
 
 // A square block inside a row-major matrix whose rows are `stride` elements apart.
 struct block {
@@ -51,7 +59,7 @@ void verify(const operands& m);
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, void (*MultiplyAdd)(block c, block a, block b, std::size_t n)>
 run_result run_on_team(const run_request& request) {
-  operands m = make_operands(order(request.size));
+  operands m = make_operands(order(request));
   Team team(request.workers);
   const double seconds =
       team.time([&] { MultiplyAdd({m.c.data(), m.n}, {m.a.data(), m.n}, {m.b.data(), m.n}, m.n); });

@@ -22,7 +22,7 @@ void multiply_add(block c, block a, block b, std::size_t n) {
 }
 
 run_result run(const run_request& request) {
-  operands m = make_operands(order(request.size));
+  operands m = make_operands(order(request));
   const double seconds =
       seconds_taken([&] { multiply_add({m.c.data(), m.n}, {m.a.data(), m.n}, {m.b.data(), m.n}, m.n); });
   verify(m);

@@ -3,12 +3,12 @@
 namespace fjb::matmul {
 namespace {
 
-std::string parameters(scale s) {
-  return "n=" + std::to_string(order(s)) + ", leaf " + std::to_string(leaf_order);
+std::string parameters(scale /*s*/, std::int64_t n) {
+  return "n=" + std::to_string(n) + ", leaf " + std::to_string(leaf_order);
 }
 
-const workload_registrar registrar{
-    {"matmul", "libfork Table I", "divide-and-conquer matrix product", 40, parameters, every_scale}};
+const workload_registrar registrar{{"matmul", "libfork Table I", "divide-and-conquer matrix product", 40,
+                                    problem_size, parameters, every_scale}};
 
 }  // namespace
 }  // namespace fjb::matmul

@@ -17,7 +17,7 @@ fj::task<void> simulate(galaxy* s, int steps) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   galaxy s = initial_galaxy(p.bodies);
   fj_team<Pool> team(request.workers);
   const double seconds = team.time([&](Pool& pool) { fj::sync_wait(pool, simulate, &s, p.steps); });

@@ -20,6 +20,16 @@ struct problem {
   return by_scale(s, problem{1'000, 3}, problem{4'000, 3}, problem{100'000, 2});
 }
 
+// N is the number of bodies; the number of steps is the scale's.
+[[nodiscard]] constexpr std::int64_t default_bodies(scale s) noexcept {
+  return static_cast<std::int64_t>(problem_at(s).bodies);
+}
+inline constexpr size_parameter problem_size{"bodies", default_bodies, 64, 1'000'000};
+
+[[nodiscard]] constexpr problem problem_at(const run_request& request) noexcept {
+  return {static_cast<std::size_t>(request.n), problem_at(request.size).steps};
+}
+
 // Bodies handed to one task.
 inline constexpr std::size_t body_grain = 32;
 
@@ -49,7 +59,7 @@ void verify(const problem& p, const galaxy& computed);
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, void (*Simulate)(galaxy& s, int steps)>
 run_result run_on_team(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   galaxy s = initial_galaxy(p.bodies);
   Team team(request.workers);
   const double seconds = team.time([&] { Simulate(s, p.steps); });

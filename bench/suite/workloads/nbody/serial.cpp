@@ -5,7 +5,7 @@ namespace fjb::nbody {
 namespace {
 
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   galaxy s = initial_galaxy(p.bodies);
   const double seconds = seconds_taken([&] {
     for (int step = 0; step < p.steps; ++step) {

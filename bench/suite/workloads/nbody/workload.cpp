@@ -3,13 +3,13 @@
 namespace fjb::nbody {
 namespace {
 
-std::string parameters(scale s) {
-  const problem p = problem_at(s);
+std::string parameters(scale s, std::int64_t n) {
+  const problem p = problem_at({s, 1, n});
   return std::to_string(p.bodies) + " bodies, " + std::to_string(p.steps) + " steps";
 }
 
-const workload_registrar registrar{
-    {"nbody", "seed 004", "direct-sum n-body, bodies in parallel", 80, parameters, every_scale}};
+const workload_registrar registrar{{"nbody", "seed 004", "direct-sum n-body, bodies in parallel", 80,
+                                    problem_size, parameters, every_scale}};
 
 }  // namespace
 }  // namespace fjb::nbody

@@ -21,7 +21,7 @@ fj::task<long> count(int n, int row, board queens) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const int n = board_size(request.size);
+  const int n = board_size(request);
   fj_team<Pool> team(request.workers);
   long answer = 0;
   const double seconds = team.time([&](Pool& pool) { answer = fj::sync_wait(pool, count, n, 0, board{}); });

@@ -29,7 +29,13 @@ using column_counts = std::array<long, largest_board>;
   return total;
 }
 
-[[nodiscard]] constexpr int board_size(scale s) noexcept { return by_scale(s, 11, 12, 14); }
+// N is n, the board's side.
+[[nodiscard]] constexpr std::int64_t default_board_size(scale s) noexcept { return by_scale(s, 11, 12, 14); }
+inline constexpr size_parameter problem_size{"n of the n x n board", default_board_size, 4, largest_board};
+
+[[nodiscard]] constexpr int board_size(const run_request& request) noexcept {
+  return static_cast<int>(request.n);
+}
 
 // Whether the queen just placed in row `row` attacks none of the queens in the rows above it.
 [[nodiscard]] constexpr bool safe(const board& queens, int row) noexcept {
@@ -59,7 +65,7 @@ inline void verify(int n, long computed) {
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, long (*Count)(int n, int row, board queens)>
 run_result run_on_team(const run_request& request) {
-  const int n = board_size(request.size);
+  const int n = board_size(request);
   Team team(request.workers);
   long answer = 0;
   const double seconds = team.time([&] { answer = Count(n, 0, board{}); });

@@ -19,7 +19,7 @@ long count(int n, int row, board queens) {
 }
 
 run_result run(const run_request& request) {
-  const int n = board_size(request.size);
+  const int n = board_size(request);
   long answer = 0;
   const double seconds = seconds_taken([&] { answer = count(n, 0, board{}); });
   verify(n, answer);

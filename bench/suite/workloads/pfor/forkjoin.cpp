@@ -7,7 +7,7 @@ namespace {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   const std::vector<int> input = shared_input(p.elements);
   std::vector<std::uint64_t> fingerprints(p.iterations, 0);
   const auto iteration = [&](std::size_t i) { fingerprints[i] = sort_copy(input); };

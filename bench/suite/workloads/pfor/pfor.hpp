@@ -20,6 +20,16 @@ struct problem {
   return by_scale(s, problem{40, 20'000}, problem{100, 50'000}, problem{500, 100'000});
 }
 
+// N is the number of iterations (sorts); the elements per sort are the scale's.
+[[nodiscard]] constexpr std::int64_t default_iterations(scale s) noexcept {
+  return static_cast<std::int64_t>(problem_at(s).iterations);
+}
+inline constexpr size_parameter problem_size{"iterations (sorts)", default_iterations, 1, 1'000'000};
+
+[[nodiscard]] constexpr problem problem_at(const run_request& request) noexcept {
+  return {static_cast<std::size_t>(request.n), problem_at(request.size).elements};
+}
+
 [[nodiscard]] std::vector<int> shared_input(std::size_t elements);
 
 // Sorts a copy of the input and returns a fingerprint of the sorted copy: the body of every iteration.

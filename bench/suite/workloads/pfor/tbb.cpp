@@ -7,7 +7,7 @@ namespace fjb::pfor {
 namespace {
 
 run_result run(const run_request& request) {
-  const problem p = problem_at(request.size);
+  const problem p = problem_at(request);
   const std::vector<int> input = shared_input(p.elements);
   std::vector<std::uint64_t> fingerprints(p.iterations, 0);
   tbb_team team(request.workers);

@@ -17,7 +17,7 @@ fj::task<void> sort(int* first, int* last) {
 
 template <class Pool>
 run_result run(const run_request& request) {
-  std::vector<int> values = random_input(element_count(request.size));
+  std::vector<int> values = random_input(element_count(request));
   fj_team<Pool> team(request.workers);
   const double seconds =
       team.time([&](Pool& pool) { fj::sync_wait(pool, sort, values.data(), values.data() + values.size()); });

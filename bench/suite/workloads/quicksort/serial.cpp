@@ -15,7 +15,7 @@ void sort(int* first, int* last) {
 }
 
 run_result run(const run_request& request) {
-  std::vector<int> values = random_input(element_count(request.size));
+  std::vector<int> values = random_input(element_count(request));
   const double seconds = seconds_taken([&] { sort(values.data(), values.data() + values.size()); });
   verify(values);
   return {seconds};

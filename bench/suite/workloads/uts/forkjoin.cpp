@@ -22,12 +22,13 @@ fj::task<tree_count> search(const tree_shape* shape, node parent) {
 
 template <class Pool>
 run_result run(tree_id id, const run_request& request) {
-  const tree_shape& shape = tree_at(id, request.size).shape;
+  const tree_case tree = tree_for(id, request);
+  const tree_shape& shape = tree.shape;
   fj_team<Pool> team(request.workers);
   tree_count answer{};
   const double seconds =
       team.time([&](Pool& pool) { answer = fj::sync_wait(pool, search, &shape, root_of(shape)); });
-  verify(id, request.size, answer);
+  verify(id, tree, answer);
   return {seconds};
 }
 

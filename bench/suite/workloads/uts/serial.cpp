@@ -17,10 +17,11 @@ tree_count search(const tree_shape& shape, const node& parent) {
 }
 
 run_result run(tree_id id, const run_request& request) {
-  const tree_shape& shape = tree_at(id, request.size).shape;
+  const tree_case tree = tree_for(id, request);
+  const tree_shape& shape = tree.shape;
   tree_count answer{};
   const double seconds = seconds_taken([&] { answer = search(shape, root_of(shape)); });
-  verify(id, request.size, answer);
+  verify(id, tree, answer);
   return {seconds};
 }
 

@@ -62,6 +62,25 @@ const tree_row& row_of(tree_id id) noexcept {
   return trees.front();
 }
 
+bool same_shape(const tree_shape& a, const tree_shape& b) noexcept {
+  return a.kind == b.kind && a.root_branching == b.root_branching && a.depth_limit == b.depth_limit &&
+         a.non_leaf_chance == b.non_leaf_chance && a.non_leaf_children == b.non_leaf_children &&
+         a.root_seed == b.root_seed;
+}
+
+// The count of a tree without a recorded one: the serial search of serial.cpp, run after timing.
+tree_count reference_search(const tree_shape& shape, const node& parent) {
+  const int children = child_count(shape, parent);
+  if (children == 0) {
+    return {1, 1};
+  }
+  tree_count total{1, 0};
+  for (int i = 0; i < children; ++i) {
+    total += reference_search(shape, child_of(parent, i));
+  }
+  return total;
+}
+
 }  // namespace
 
 std::string_view tree_name(tree_id id) noexcept { return row_of(id).name; }
@@ -71,10 +90,36 @@ const tree_case& tree_at(tree_id id, scale s) noexcept {
   return *by_scale(s, &row.at[0], &row.at[1], &row.at[2]);
 }
 
-void verify(tree_id id, scale s, const tree_count& computed) {
-  const tree_case& expected = tree_at(id, s);
-  const std::string what = "UTS " + std::string(tree_name(id));
-  expect_equal(what + " nodes", computed.nodes, expected.nodes);
+std::int64_t size_parameter_of(const tree_shape& shape) noexcept {
+  return shape.kind == distribution::geometric_fixed ? shape.depth_limit
+                                                     : static_cast<std::int64_t>(shape.root_branching);
+}
+
+tree_case tree_for(tree_id id, const run_request& request) noexcept {
+  tree_shape shape = tree_at(id, request.size).shape;
+  if (shape.kind == distribution::geometric_fixed) {
+    shape.depth_limit = static_cast<int>(request.n);
+  } else {
+    shape.root_branching = static_cast<double>(request.n);
+  }
+  for (const tree_case& recorded : row_of(id).at) {
+    if (same_shape(recorded.shape, shape)) {
+      return recorded;
+    }
+  }
+  return {shape, std::nullopt, std::nullopt};
+}
+
+void verify(tree_id id, const tree_case& tree, const tree_count& computed) {
+  std::string what = "UTS " + std::string(tree_name(id));
+  tree_case expected = tree;
+  if (!expected.nodes) {
+    const tree_count counted = reference_search(tree.shape, root_of(tree.shape));
+    expected.nodes = counted.nodes;
+    expected.leaves = counted.leaves;
+    what += " (against a serial search)";
+  }
+  expect_equal(what + " nodes", computed.nodes, *expected.nodes);
   if (expected.leaves) {
     expect_equal(what + " leaves", computed.leaves, *expected.leaves);
   }

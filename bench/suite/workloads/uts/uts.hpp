@@ -49,21 +49,30 @@ struct node {
 
 struct tree_case {
   tree_shape shape;
-  std::uint64_t nodes;
+  std::optional<std::uint64_t> nodes;   // unknown for a tree that --size made
   std::optional<std::uint64_t> leaves;  // not published for the XXL trees
 };
 
 [[nodiscard]] std::string_view tree_name(tree_id id) noexcept;
 
-// The tree measured for `id` at a scale: the published tree at paper scale (and T1 and T3 at default scale
-// too), otherwise a smaller tree of the same family (trees.cpp says where each count comes from).
+// The tree of `id` at a scale: the published tree at paper scale (and T1 and T3 at default scale too),
+// otherwise a smaller tree of the same family (trees.cpp says where each count comes from).
 [[nodiscard]] const tree_case& tree_at(tree_id id, scale s) noexcept;
+
+// N for UTS (--size): the depth limit d of a geometric tree (T1, T1L, T1XXL), the number of the root's
+// children b of a binomial tree (T3, T3L, T3XXL); the tree's other parameters are those at the scale.
+[[nodiscard]] std::int64_t size_parameter_of(const tree_shape& shape) noexcept;
+
+// The tree measured: the one at request.size with N = request.n, and its counts if they are recorded
+// (trees.cpp) for a tree of that shape.
+[[nodiscard]] tree_case tree_for(tree_id id, const run_request& request) noexcept;
 
 [[nodiscard]] node root_of(const tree_shape& shape) noexcept;
 [[nodiscard]] int child_count(const tree_shape& shape, const node& parent) noexcept;
 [[nodiscard]] node child_of(const node& parent, int index) noexcept;
 
-void verify(tree_id id, scale s, const tree_count& computed);
+// Against the tree's recorded counts or, for a tree without them, a serial search run here (after timing).
+void verify(tree_id id, const tree_case& tree, const tree_count& computed);
 
 // What a node with children counts once the counts of its children's subtrees are in: itself plus them.
 [[nodiscard]] inline tree_count inner_node_count(const std::vector<tree_count>& subtrees) noexcept {
@@ -78,11 +87,12 @@ void verify(tree_id id, scale s, const tree_count& computed);
 // omp_team or a tbb_team: built with the worker count, `time(body)` runs the body on the team).
 template <class Team, tree_count (*Search)(const tree_shape&, const node&)>
 run_result run_on_team(tree_id id, const run_request& request) {
-  const tree_shape& shape = tree_at(id, request.size).shape;
+  const tree_case tree = tree_for(id, request);
+  const tree_shape& shape = tree.shape;
   Team team(request.workers);
   tree_count answer{};
   const double seconds = team.time([&] { answer = Search(shape, root_of(shape)); });
-  verify(id, request.size, answer);
+  verify(id, tree, answer);
   return {seconds};
 }
 
