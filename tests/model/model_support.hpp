@@ -171,9 +171,12 @@ inline bool mutated(const char* site, int& replacement) {
 // Where it is coarser than the kernel: the barrier points are the places right before a modelled atomic
 // operation, so a plain (rl::var) access between two of them is always on the same side of F_T as the
 // atomic operation before it; the protocols modelled here order their plain data by release/acquire, not
-// by the membarrier. A thread serves a request at the first barrier point after it was posted; a later
-// point is the same execution as one in which the caller entered the call later, which the schedulers
-// explore (the caller does nothing else during the call).
+// by the membarrier. And Relacy lets a seq_cst fence take in everything an earlier one released (a
+// happens-before edge, where C++ only orders the two in S), so the owner's plain writes before F_T are
+// ordered before the caller's reads after F_out, and a race that only a missing release would leave is not
+// reported on that path (docs/verification/models.md "Asymmetric fences"). A thread serves a request at the
+// first barrier point after it was posted; a later point is the same execution as one in which the caller
+// entered the call later, which the schedulers explore (the caller does nothing else during the call).
 
 constexpr unsigned k_max_threads = 8;
 
