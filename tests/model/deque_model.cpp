@@ -1,6 +1,9 @@
 // Relacy model of the Chase-Lev deque (include/forkjoin/ext/deque.hpp, docs/protocols/deque.md) in its three
-// modes: symmetric (the paper's seq_cst fences), asymmetric (compiler barrier in pop, membarrier in steal,
-// each modelled as the seq_cst fence it stands in for) and TSan (no fences, seq_cst accesses instead).
+// modes: symmetric (the paper's seq_cst fences), asymmetric (compiler barrier in pop, membarrier in steal)
+// and TSan (no fences, seq_cst accesses instead). In the asymmetric mode the compiler barrier is no fence at
+// all and the membarrier is modelled as Linux defines it, a barrier in every other thread at some point
+// during the call (model_support.hpp, membarrier()); so the model checks the asymmetric argument itself, not
+// the symmetric one in its place.
 //
 // The class below follows the production code statement by statement. Every atomic operation and fence
 // carries the `// model:` marker of its production twin; tests/model/drift_check.cpp fails the build when
@@ -280,6 +283,7 @@ struct deque_suite : rl::test_suite<deque_suite<Threads>, Threads> {
   int stack_number;             // the owner's own copy
 
   void before() {
+    fj_model::membarrier_reset(config.mode == deque_mode::asymmetric ? Threads : 0);
     d.init(config.mode, config.capacity);
     for (int& n : taken) n = 0;
     pushed = 0;
@@ -329,6 +333,8 @@ struct deque_suite : rl::test_suite<deque_suite<Threads>, Threads> {
         }
       }
     }
+    // A thread that ends passes through a context switch: a full barrier, and no membarrier waits for it.
+    fj_model::membarrier_thread_exit();
   }
 
   void after() {

@@ -22,7 +22,17 @@
 
 namespace fj_model {
 
-enum class site_kind { load, store, rmw, fence_seq_cst, fence_release, fence_acquire, protocol };
+enum class site_kind {
+  load,
+  store,
+  rmw,
+  fence_seq_cst,
+  fence_release,
+  fence_acquire,
+  compiler_barrier,  // detail::compiler_fence(): emits no instruction
+  membarrier,        // detail::process_wide_fence(): membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+  protocol
+};
 
 inline const char* kind_name(site_kind k) {
   switch (k) {
@@ -32,6 +42,8 @@ inline const char* kind_name(site_kind k) {
     case site_kind::fence_seq_cst: return "fence_seq_cst";
     case site_kind::fence_release: return "fence_release";
     case site_kind::fence_acquire: return "fence_acquire";
+    case site_kind::compiler_barrier: return "compiler_barrier";
+    case site_kind::membarrier: return "membarrier";
     case site_kind::protocol: return "protocol";
   }
   return "?";
@@ -92,6 +104,10 @@ struct registry {
   bool hit = false;
   seen_site seen[256] = {};
   int seen_count = 0;
+  // --fences-as-seq-cst: model compiler_fence() and process_wide_fence() each as a seq_cst fence, as the
+  // models did before the membarrier model below (for comparison; it cannot tell the asymmetric argument
+  // from the symmetric one).
+  bool fences_as_seq_cst = false;
 };
 
 inline registry& reg() {
@@ -117,7 +133,127 @@ inline bool mutated(const char* site, int& replacement) {
   return true;
 }
 
+// ---- membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED), as Linux defines it ----
+//
+// The guarantee (include/forkjoin/detail/atomics.hpp, docs/protocols/deque.md §"Asymmetric mode"): the caller
+// executes a full barrier on entry and on return, and during the call every *other* running thread of the
+// process executes a full barrier at some point between two of its instructions (a thread that is not
+// running passes through a context switch, which is one). Nothing more: in particular no thread is stopped,
+// and the other threads' own code contains no fence at all.
+//
+// The model. The caller executes a seq_cst fence F_in, posts a request to every other thread that has not
+// finished, waits until each has served it (or finished), then executes a seq_cst fence F_out. A thread
+// serves its pending requests at its next *barrier point* by executing a seq_cst fence F_T: the barrier
+// points are the ld()/st()/rmw()/fence_at() hooks, which every modelled atomic operation and fence calls
+// right before it runs, and the waiting loop of a thread that is itself inside a membarrier. A thread that
+// returns from its test body executes a seq_cst fence and counts as finished (membarrier_thread_exit(): the
+// exit is a context switch).
+//
+// Why that is the membarrier guarantee in C++ terms. The requests and acknowledgements are the kernel's
+// bookkeeping (the IPI and its completion), not memory accesses of the program, so they are plain variables
+// here, outside Relacy's memory model; Relacy runs its threads as fibres, one at a time, so they need no
+// ordering of their own, and they add no scheduling point (the fences are ones, as every seq_cst fence in
+// Relacy). What they enforce is an order of execution: F_in runs before the request is posted, F_T runs
+// after the request was posted, and F_out runs only after every F_T (or exit fence). Relacy places its
+// seq_cst fences in the single total order S in the order they execute, and a later seq_cst fence takes in
+// what every earlier one released. So for every other thread T: F_in <S F_T <S F_out, with F_T sequenced at
+// some point of T's code, which is exactly "T executed a full barrier during the call" with the caller's full
+// barriers at entry and exit. The deque's argument (docs/protocols/deque.md §"Why no item is lost or taken
+// twice", with the owner's W: bottom = b and R_o: top, the thief's R_t: top and R'_t: bottom) then goes
+// through with C++20's fence rule ([atomics.order]: if a seq_cst fence X happens before A, A is
+// coherence-ordered before B, and B happens before a seq_cst fence Y, then X precedes Y in S). If the
+// owner's F_T comes after W, R'_t reading an older bottom (coherence-ordered before W) would give
+// F_out <S F_T; if it comes before W, and so before R_o, R_o reading a top older than the CAS that R_t read
+// (coherence-ordered before R_t) would give F_T <S F_in. Either contradicts F_in <S F_T <S F_out, so one side
+// sees the other. A thief with only a fence of its own has no F_T in the owner, whose pop has no fence here
+// (compiler_fence() is nothing in the model), and the store-buffering outcome is allowed, as on the hardware.
+//
+// Where it is coarser than the kernel: the barrier points are the places right before a modelled atomic
+// operation, so a plain (rl::var) access between two of them is always on the same side of F_T as the
+// atomic operation before it; the protocols modelled here order their plain data by release/acquire, not
+// by the membarrier. And Relacy lets a seq_cst fence take in everything an earlier one released (a
+// happens-before edge, where C++ only orders the two in S), so the owner's plain writes before F_T are
+// ordered before the caller's reads after F_out, and a race that only a missing release would leave is not
+// reported on that path (docs/verification/models.md "Asymmetric fences"). A thread serves a request at the
+// first barrier point after it was posted; a later point is the same execution as one in which the caller
+// entered the call later, which the schedulers explore (the caller does nothing else during the call).
+
+constexpr unsigned k_max_threads = 8;
+
+struct membarrier_state {
+  unsigned threads = 0;
+  bool requested[k_max_threads] = {};   // a request is pending for this thread
+  unsigned served[k_max_threads] = {};  // barriers this thread executed to serve requests
+  bool finished[k_max_threads] = {};
+};
+
+inline membarrier_state& mb() {
+  static membarrier_state s;
+  return s;
+}
+
+// Start of an execution (the suite's before()), for a test of `threads` threads; 0 when the execution
+// issues no membarrier (the exit fences are then left out: a seq_cst fence is a scheduling point of Relacy,
+// and would multiply the executions of the other modes for nothing).
+inline void membarrier_reset(unsigned threads) {
+  membarrier_state& m = mb();
+  m = membarrier_state{};
+  m.threads = threads < k_max_threads ? threads : k_max_threads;
+}
+
+// A barrier point of the running thread: serve a pending request with a full barrier.
+inline void barrier_point() {
+  membarrier_state& m = mb();
+  if (m.threads == 0) return;
+  const unsigned self = rl::thread_index();
+  if (self >= m.threads || !m.requested[self]) return;
+  // Relacy may switch threads inside the fence, before it takes effect: a request posted meanwhile is served
+  // by it too, so the flag is cleared only once it has.
+  rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO);  // F_T
+  m.requested[self] = false;
+  m.served[self] += 1;
+}
+
+// The end of a thread's test body: a context switch, so a full barrier; no request waits for it after this.
+inline void membarrier_thread_exit() {
+  membarrier_state& m = mb();
+  if (m.threads == 0) return;
+  const unsigned self = rl::thread_index();
+  if (self >= m.threads) return;
+  rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO);
+  m.requested[self] = false;
+  m.finished[self] = true;
+}
+
+// The call itself, from the running thread.
+inline void membarrier() {
+  membarrier_state& m = mb();
+  // A suite whose threads may call it must call membarrier_reset() in its before().
+  RL_ASSERT(m.threads != 0);
+  rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO);  // F_in
+  const unsigned self = rl::thread_index();
+  unsigned wait_for[k_max_threads] = {};
+  for (unsigned t = 0; t < m.threads; ++t) {
+    if (t == self || m.finished[t]) continue;
+    m.requested[t] = true;
+    wait_for[t] = m.served[t] + 1;
+  }
+  for (;;) {
+    bool done = true;
+    for (unsigned t = 0; t < m.threads; ++t) {
+      if (t != self && !m.finished[t] && m.served[t] < wait_for[t]) done = false;
+    }
+    if (done) break;
+    barrier_point();  // another thread's membarrier may be waiting for this one
+    // Lets the others run (Relacy's fair schedulers block a yielding thread until another thread has been
+    // scheduled, without spending a preemption of the context bound).
+    rl::yield(1, RL_INFO);
+  }
+  rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO);  // F_out
+}
+
 inline rl::memory_order order_at(site_kind k, rl::memory_order mo, const char* site) {
+  barrier_point();
   record(k, mo, site);
   int replacement = 0;
   if (mutated(site, replacement) && replacement >= 0) return static_cast<rl::memory_order>(replacement);
@@ -136,24 +272,38 @@ inline rl::memory_order rmw(rl::memory_order mo, const char* site) {
 }
 
 inline void fence_at(site_kind k, rl::memory_order mo, const char* site) {
+  barrier_point();
   record(k, mo, site);
   int replacement = 0;
   if (mutated(site, replacement)) {
-    if (replacement == k_drop) return;
-    mo = static_cast<rl::memory_order>(replacement);
+    if (replacement < 0) return;  // drop
+    // A membarrier replaced by an order: a fence of that order in the caller only.
+    rl::atomic_thread_fence(static_cast<rl::memory_order>(replacement), RL_INFO);
+    return;
   }
-  rl::atomic_thread_fence(mo, RL_INFO);
+  if (reg().fences_as_seq_cst && (k == site_kind::compiler_barrier || k == site_kind::membarrier)) {
+    rl::atomic_thread_fence(rl::mo_seq_cst, RL_INFO);
+    return;
+  }
+  switch (k) {
+    case site_kind::compiler_barrier: return;  // no instruction; Relacy runs each thread in program order
+    case site_kind::membarrier: membarrier(); return;
+    default: rl::atomic_thread_fence(mo, RL_INFO); return;
+  }
 }
 
 // The fences of include/forkjoin/detail/atomics.hpp, by the same names.
 inline void release_fence(const char* site) { fence_at(site_kind::fence_release, rl::mo_release, site); }
 inline void seq_cst_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
 inline void acquire_fence(const char* site) { fence_at(site_kind::fence_acquire, rl::mo_acquire, site); }
-// Asymmetric mode: the compiler barrier and the membarrier together give what two seq_cst fences give
-// (atomics.hpp, deque.md §"Asymmetric mode"); C++ has no membarrier, so each side is modelled as the seq_cst
-// fence it stands in for.
-inline void compiler_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
-inline void process_wide_fence(const char* site) { fence_at(site_kind::fence_seq_cst, rl::mo_seq_cst, site); }
+// Asymmetric mode (atomics.hpp, deque.md §"Asymmetric mode"). The compiler barrier is no fence at all: the
+// model records the site (for the drift check and the mutants) and does nothing else, since Relacy already
+// runs each thread in program order. The membarrier is membarrier() above. Mutants: the compiler barrier can
+// only be dropped (which changes nothing in the model); the membarrier can be dropped, or replaced by a fence
+// of the caller only (`:seq_cst`, `:acq_rel`), the other threads executing no barrier.
+// (--fences-as-seq-cst models both as seq_cst fences instead.)
+inline void compiler_fence(const char* site) { fence_at(site_kind::compiler_barrier, rl::mo_seq_cst, site); }
+inline void process_wide_fence(const char* site) { fence_at(site_kind::membarrier, rl::mo_seq_cst, site); }
 // std::atomic_thread_fence(mo) at a named site.
 inline void atomic_thread_fence(rl::memory_order mo, const char* site) {
   fence_at(mo == rl::mo_seq_cst   ? site_kind::fence_seq_cst
@@ -193,6 +343,9 @@ inline std::vector<std::string> weakenings(const seen_site& s) {
     case site_kind::fence_seq_cst: return {"drop", "acq_rel"};
     case site_kind::fence_release:
     case site_kind::fence_acquire: return {"drop"};
+    case site_kind::compiler_barrier: return {"drop"};
+    // A seq_cst (or acq_rel) fence in the caller only, the other threads executing no barrier.
+    case site_kind::membarrier: return {"drop", "seq_cst", "acq_rel"};
     case site_kind::protocol: return {"on"};
   }
   return {};
@@ -288,6 +441,7 @@ inline bool run_scenario(const scenario& sc, const options& opt, totals& t) {
 //   --list-mutants                     print every one-step weakening of the sites the scenarios reach
 //   --mode MODE, --scenario NAME       run one mode, one scenario only
 //   --history                          print Relacy's history of a failing execution
+//   --fences-as-seq-cst                model compiler_fence() and process_wide_fence() as seq_cst fences
 // Environment, for longer runs than the test budget allows: FJ_MODEL_SCALE multiplies the sampled
 // (random-scheduler) iteration counts, FJ_MODEL_EXTRA_BOUND raises every preemption bound.
 inline int main_for(const char* model, std::vector<scenario> scenarios, int argc, char** argv) {
@@ -318,6 +472,8 @@ inline int main_for(const char* model, std::vector<scenario> scenarios, int argc
       opt.expect_caught = true;
     } else if (arg == "--list-mutants") {
       opt.list_mutants = true;
+    } else if (arg == "--fences-as-seq-cst") {
+      r.fences_as_seq_cst = true;
     } else if (arg == "--history") {
       opt.history = true;
     } else if (arg == "--mode" && i + 1 < argc) {
