@@ -16,6 +16,7 @@
 
 #include "forkjoin/detail/atomics.hpp"
 #include "forkjoin/detail/build_mode.hpp"
+#include "forkjoin/detail/cpu_fence.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/topology.hpp"
@@ -63,8 +64,12 @@ std::vector<std::size_t> first_n(std::size_t n) {
 }
 
 // How steals are fenced, and why not asymmetrically when they are not (docs/protocols/deque.md §"Modes").
-std::string fence_mode(bool asymmetric) {
-  if (asymmetric) return "steal fences: asymmetric (membarrier, one thief at a time per victim)";
+std::string fence_mode(bool asymmetric, bool one_core) {
+  if (asymmetric && one_core) {
+    return "steal fences: asymmetric (membarrier on the victim's core, one thief at a time per victim)";
+  }
+  if (asymmetric)
+    return "steal fences: asymmetric (membarrier on every core, one thief at a time per victim)";
   if (tsan_build) return "steal fences: symmetric (ThreadSanitizer build)";
   const char* off = std::getenv("FJ_NO_ASYMMETRIC_FENCES");
   if (off != nullptr && std::string_view(off) == "1")
@@ -89,6 +94,7 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
   std::size_t const n = cfg.options.workers;
   // Decided once, before any worker exists, so that every worker sees the same fence mode (atomics.hpp).
   bool const asymmetric = enable_asymmetric_fences();
+  bool const one_core = enable_cpu_fences();
   // Placement: pinned, with no more workers than cores, worker i goes to core i and victims follow the
   // paper's Eq. 6; otherwise the OS places the workers and victims are uniform. NUMA groups (one awake
   // thief each in the lazy pool) come from the topology whenever the workers fit.
@@ -101,7 +107,8 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
   description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
                  (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
                  "; topology: " + found.description() +
-                 (fits ? "" : " (oversubscribed: uniform random victims)") + "; " + fence_mode(asymmetric);
+                 (fits ? "" : " (oversubscribed: uniform random victims)") + "; " +
+                 fence_mode(asymmetric, one_core);
 
   bool const weighted = pinned_ && !placement_.is_uniform();
   workers_.reserve(n);

@@ -167,12 +167,15 @@ int main(int argc, char** argv) {
   }
 
   const bool asymmetric = fj::deque<std::uint64_t>(2).uses_asymmetric_fences();
+  const bool one_core = asymmetric && fj::detail::enable_cpu_fences();
   std::printf("## Steals from one victim by k thieves\n\n");
   std::printf(
       "The victim pushes one item at a time and waits until a thief has it; %s cores here, so latency "
       "at k + 1 > cores measures the OS scheduler as well. Automatic mode is %s here.\n\n",
       std::to_string(std::thread::hardware_concurrency()).c_str(),
-      asymmetric ? "asymmetric (membarrier in steal)" : "symmetric (asymmetric fences unavailable)");
+      !asymmetric ? "symmetric (asymmetric fences unavailable)"
+      : one_core  ? "asymmetric (membarrier in steal, on the victim's core only)"
+                  : "asymmetric (membarrier in steal, on every core)");
   std::printf(
       "| fences | k | steals | heavy fences / steal | attempts / steal | contended / steal | "
       "lost races / steal | latency median (us) | latency p90 (us) |\n");

@@ -188,7 +188,9 @@ class model_deque {
       if (!fj_model::protocol_mutant("deque.steal.token.kept_when_empty")) give_back_token();
       return {false, 0, 0};
     }
-    fj_model::process_wide_fence("deque.steal.fence.asymmetric");  // model: deque.steal.fence.asymmetric
+    // Production interrupts only the owner's core when the owner is bound, as in a pool (cpu_fence.hpp);
+    // the model takes that weaker case, a barrier in the owner (thread 0) alone.
+    fj_model::process_wide_fence("deque.steal.fence.asymmetric", 0);  // model: deque.steal.fence.asymmetric
     const std::int64_t b = bottom_.load(ld(rl::mo_acquire, "deque.steal.bottom.asymmetric"),
                                         RL_INFO);  // model: deque.steal.bottom.asymmetric
     const steal_result result = claim(t, b, owner_stack);

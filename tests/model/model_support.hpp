@@ -225,8 +225,11 @@ inline void membarrier_thread_exit() {
   m.finished[self] = true;
 }
 
-// The call itself, from the running thread.
-inline void membarrier() {
+// The call itself, from the running thread. With `only` >= 0, the barrier is requested from that thread
+// alone: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ, MEMBARRIER_CMD_FLAG_CPU, its CPU), which
+// include/forkjoin/detail/cpu_fence.hpp issues for a deque's bound owner (deque.md, "Interrupting the
+// victim's core only"). Every other thread then executes no barrier for it.
+inline void membarrier(int only = -1) {
   membarrier_state& m = mb();
   // A suite whose threads may call it must call membarrier_reset() in its before().
   RL_ASSERT(m.threads != 0);
@@ -234,14 +237,14 @@ inline void membarrier() {
   const unsigned self = rl::thread_index();
   unsigned wait_for[k_max_threads] = {};
   for (unsigned t = 0; t < m.threads; ++t) {
-    if (t == self || m.finished[t]) continue;
+    if (t == self || m.finished[t] || (only >= 0 && t != static_cast<unsigned>(only))) continue;
     m.requested[t] = true;
     wait_for[t] = m.served[t] + 1;
   }
   for (;;) {
     bool done = true;
     for (unsigned t = 0; t < m.threads; ++t) {
-      if (t != self && !m.finished[t] && m.served[t] < wait_for[t]) done = false;
+      if (t != self && !m.finished[t] && wait_for[t] != 0 && m.served[t] < wait_for[t]) done = false;
     }
     if (done) break;
     barrier_point();  // another thread's membarrier may be waiting for this one
@@ -271,7 +274,7 @@ inline rl::memory_order rmw(rl::memory_order mo, const char* site) {
   return order_at(site_kind::rmw, mo, site);
 }
 
-inline void fence_at(site_kind k, rl::memory_order mo, const char* site) {
+inline void fence_at(site_kind k, rl::memory_order mo, const char* site, int only = -1) {
   barrier_point();
   record(k, mo, site);
   int replacement = 0;
@@ -287,7 +290,7 @@ inline void fence_at(site_kind k, rl::memory_order mo, const char* site) {
   }
   switch (k) {
     case site_kind::compiler_barrier: return;  // no instruction; Relacy runs each thread in program order
-    case site_kind::membarrier: membarrier(); return;
+    case site_kind::membarrier: membarrier(only); return;
     default: rl::atomic_thread_fence(mo, RL_INFO); return;
   }
 }
@@ -303,7 +306,10 @@ inline void acquire_fence(const char* site) { fence_at(site_kind::fence_acquire,
 // of the caller only (`:seq_cst`, `:acq_rel`), the other threads executing no barrier.
 // (--fences-as-seq-cst models both as seq_cst fences instead.)
 inline void compiler_fence(const char* site) { fence_at(site_kind::compiler_barrier, rl::mo_seq_cst, site); }
-inline void process_wide_fence(const char* site) { fence_at(site_kind::membarrier, rl::mo_seq_cst, site); }
+// `only`: the thread whose core alone is interrupted (detail::process_wide_fence(slot)), or -1 for all.
+inline void process_wide_fence(const char* site, int only = -1) {
+  fence_at(site_kind::membarrier, rl::mo_seq_cst, site, only);
+}
 // std::atomic_thread_fence(mo) at a named site.
 inline void atomic_thread_fence(rl::memory_order mo, const char* site) {
   fence_at(mo == rl::mo_seq_cst   ? site_kind::fence_seq_cst

@@ -108,17 +108,45 @@ std::vector<std::thread> start_thieves(deque<record*>& d, int thieves, tally& it
   return threads;
 }
 
-class DequeStress : public ::testing::TestWithParam<deque_fences> {};
+// The deque's fence mode, and whether the owner thread binds itself (deque_owner::bind_thread): then, where
+// the platform allows it, a thief's membarrier interrupts the owner's core alone, as in a pool.
+struct stress_mode {
+  deque_fences fences;
+  bool bind_owner;
+};
+
+// Binds the owner's thread for the scope of one test body, if the mode asks for it.
+template <class Owner>
+class owner_binding {
+ public:
+  owner_binding(Owner owner, const stress_mode& mode) : owner_(owner), bound_(mode.bind_owner) {
+    if (bound_) owner_.bind_thread();
+  }
+  owner_binding(const owner_binding&) = delete;
+  owner_binding& operator=(const owner_binding&) = delete;
+  ~owner_binding() {
+    if (bound_) owner_.unbind_thread();
+  }
+
+ private:
+  Owner owner_;
+  bool bound_;
+};
+
+class DequeStress : public ::testing::TestWithParam<stress_mode> {};
 
 INSTANTIATE_TEST_SUITE_P(FenceModes, DequeStress,
-                         ::testing::Values(deque_fences::automatic, deque_fences::symmetric),
-                         [](const ::testing::TestParamInfo<deque_fences>& mode) {
-                           return mode.param == deque_fences::automatic ? "Automatic" : "Symmetric";
+                         ::testing::Values(stress_mode{deque_fences::automatic, false},
+                                           stress_mode{deque_fences::automatic, true},
+                                           stress_mode{deque_fences::symmetric, false}),
+                         [](const ::testing::TestParamInfo<stress_mode>& mode) {
+                           if (mode.param.fences == deque_fences::symmetric) return std::string("Symmetric");
+                           return std::string(mode.param.bind_owner ? "AutomaticBoundOwner" : "Automatic");
                          });
 
 TEST_P(DequeStress, SingleThiefStealsEveryPushedItemInOrder) {
   const std::uint64_t n = fj::test::scaled(200'000, 1'000);
-  deque<std::uint64_t> d(64, GetParam());
+  deque<std::uint64_t> d(64, GetParam().fences);
   std::atomic<bool> failed{false};
   std::thread consumer([&, thief = d.thief()]() mutable {
     std::uint64_t expected = 0;
@@ -142,6 +170,7 @@ TEST_P(DequeStress, SingleThiefStealsEveryPushedItemInOrder) {
     }
   });
   auto owner = d.owner();
+  const owner_binding binding(owner, GetParam());
   for (std::uint64_t i = 0; i < n; ++i) {
     owner.push(i);
     if (i % 1024 == 0) {
@@ -154,8 +183,8 @@ TEST_P(DequeStress, SingleThiefStealsEveryPushedItemInOrder) {
 }
 
 // The owner pushes and pops at random while `thieves` threads steal; every item must be taken exactly once.
-void stampede(deque_fences mode, int thieves, std::uint64_t n, std::size_t initial_capacity) {
-  deque<record*> d(initial_capacity, mode);
+void stampede(const stress_mode& mode, int thieves, std::uint64_t n, std::size_t initial_capacity) {
+  deque<record*> d(initial_capacity, mode.fences);
   tally items(n);
   std::atomic<bool> stop{false};
   std::vector<thief_stats> stats;
@@ -164,6 +193,7 @@ void stampede(deque_fences mode, int thieves, std::uint64_t n, std::size_t initi
   std::mt19937_64 rng(fj::test::seed() + static_cast<std::uint64_t>(thieves));
   std::uniform_int_distribution<int> action(0, 9);
   auto owner = d.owner();
+  const owner_binding binding(owner, mode);
   std::uint64_t owner_pops = 0;
   for (std::uint64_t next = 0; next < n;) {
     const int a = action(rng);
@@ -226,13 +256,14 @@ TEST_P(DequeStress, LastItemRaceHasExactlyOneWinner) {
   // One item at a time: the owner pushes it and immediately pops while thieves steal, so almost every item is
   // decided by the CAS on top between pop and steal.
   const std::uint64_t n = fj::test::scaled(1'000'000, 2'000);
-  deque<record*> d(2, GetParam());
+  deque<record*> d(2, GetParam().fences);
   tally items(n);
   std::atomic<bool> stop{false};
   std::vector<thief_stats> stats(2);
   std::thread t1(steal_until_done, d.thief(), std::ref(items), std::cref(stop), std::ref(stats[0]));
   std::thread t2(steal_until_done, d.thief(), std::ref(items), std::cref(stop), std::ref(stats[1]));
   auto owner = d.owner();
+  const owner_binding binding(owner, GetParam());
   for (std::uint64_t i = 0; i < n; ++i) {
     owner.push(items.publish(i));
     if (const auto v = owner.pop()) {
@@ -251,7 +282,7 @@ TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
   // while a thief that rarely yields steals from the other end, so the two meet near the last items again and
   // again. Dropping the fence in pop or in steal makes this test fail within a run or two on x86-64.
   const std::uint64_t n = fj::test::scaled(4'000'000, 4'000);
-  deque<record*> d(16, GetParam());
+  deque<record*> d(16, GetParam().fences);
   tally items(n);
   std::atomic<bool> stop{false};
   std::thread thief_thread([&, thief = d.thief()]() mutable {
@@ -268,6 +299,7 @@ TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
   std::mt19937_64 rng(fj::test::seed());
   std::uniform_int_distribution<std::uint64_t> burst(1, 16);
   auto owner = d.owner();
+  const owner_binding binding(owner, GetParam());
   for (std::uint64_t next = 0; next < n;) {
     for (std::uint64_t k = burst(rng); k > 0 && next < n; --k) {
       owner.push(items.publish(next++));
@@ -286,13 +318,14 @@ TEST_P(DequeStress, OwnerDrainingBurstsRacesABusyThiefWithoutDuplicates) {
 // pushed and, when pop_discard says it took the bottom item, counts the newest item of that list as taken by
 // itself; when it says the deque was empty, thieves took everything left. The deque starts with room for one
 // item, so it grows while thieves steal. Every item must be taken exactly once (found missing in review).
-void pop_discard_against_thieves(deque_fences mode, int thieves, std::uint64_t n) {
-  deque<record*> d(1, mode);
+void pop_discard_against_thieves(const stress_mode& mode, int thieves, std::uint64_t n) {
+  deque<record*> d(1, mode.fences);
   tally items(n);
   std::atomic<bool> stop{false};
   std::vector<thief_stats> stats;
   std::vector<std::thread> threads = start_thieves(d, thieves, items, stop, stats);
   auto owner = d.owner();
+  const owner_binding binding(owner, mode);
   std::vector<record*> pushed;  // what the owner pushed and has not seen taken, oldest first
   std::mt19937_64 rng(fj::test::seed());
   std::uint64_t next = 0;
@@ -328,11 +361,11 @@ TEST_P(DequeStress, PopDiscardAgainstThreeThievesTakesEachItemExactlyOnce) {
 // in an atomic of its own and changes it only after a pop that returned nothing; each item records the epoch
 // of its push. A thief reads the epoch in before_claim; for every item it steals, that must be the item's
 // epoch: not older (the push happens before the claim) and not newer (the failed pop acquires the claim).
-void before_claim_reads_the_owner_state_of_the_push(deque_fences mode, int thieves, std::uint64_t n) {
+void before_claim_reads_the_owner_state_of_the_push(const stress_mode& mode, int thieves, std::uint64_t n) {
   struct item {
     std::uint64_t epoch;  // written by the owner before the push
   };
-  deque<item*> d(2, mode);
+  deque<item*> d(2, mode.fences);
   auto items = std::make_unique<item[]>(n + 1);
   std::atomic<std::uint64_t> epoch{1};
   std::atomic<bool> stop{false};
@@ -355,6 +388,7 @@ void before_claim_reads_the_owner_state_of_the_push(deque_fences mode, int thiev
     });
   }
   auto owner = d.owner();
+  const owner_binding binding(owner, mode);
   std::mt19937_64 rng(fj::test::seed());
   std::uint64_t next = 0;
   std::uint64_t current = 1;
@@ -392,7 +426,7 @@ TEST_P(DequeStress, BeforeClaimReadsTheOwnerStateOfThePushAgainstThreeThieves) {
 
 TEST_P(DequeStress, ThiefEventuallySucceedsWhileOwnerKeepsWorking) {
   // No starvation: the owner never stops pushing and popping, yet a thief must get an item.
-  deque<std::uint64_t> d(1024, GetParam());
+  deque<std::uint64_t> d(1024, GetParam().fences);
   std::atomic<bool> got_one{false};
   std::thread thief_thread([&, thief = d.thief()]() mutable {
     for (;;) {
@@ -405,6 +439,7 @@ TEST_P(DequeStress, ThiefEventuallySucceedsWhileOwnerKeepsWorking) {
     }
   });
   auto owner = d.owner();
+  const owner_binding binding(owner, GetParam());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   std::uint64_t next = 0;
   // acquire: pairs with the thief's release store.

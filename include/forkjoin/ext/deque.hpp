@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/cpu_fence.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
 
@@ -71,6 +72,14 @@ class deque_owner {
   // without reading its slot.
   [[nodiscard]] bool pop_discard() noexcept { return d_->template pop_bottom<false>(); }
   [[nodiscard]] bool empty() const noexcept { return d_->owner_empty(); }
+
+  // Called on the owner's thread: in asymmetric mode a thief's fence then interrupts only the core this
+  // thread runs on, where the platform allows it, instead of every core running a thread of the process
+  // (docs/protocols/deque.md, "Interrupting the victim's core only"). Call unbind_thread() on the same thread
+  // before it exits; pushes and pops need neither.
+  void bind_thread() noexcept { d_->bind_owner_thread(); }
+  // Undoes bind_thread(); returns once no thief can still be reading the thread's CPU number.
+  void unbind_thread() noexcept { d_->unbind_owner_thread(); }
 
  private:
   friend class deque<T>;
@@ -355,8 +364,13 @@ class deque {
       give_back_token();
       return {steal_status::empty, T{}, false};
     }
-    // membarrier: pairs with the compiler barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
-    detail::process_wide_fence();  // model: deque.steal.fence.asymmetric
+    // acquire: pairs with the release store in bind_owner_thread(); the slot stays valid while we hold the
+    // token (unbind_owner_thread() waits for it).
+    const std::uint32_t* const owner_cpu =
+        owner_cpu_.load(std::memory_order_acquire);  // model: none (see doc)
+    // membarrier, on the owner's core alone when it is bound (null: every core): pairs with the compiler
+    // barrier in pop() (docs/protocols/deque.md §"Asymmetric mode").
+    detail::process_wide_fence(owner_cpu);  // model: deque.steal.fence.asymmetric
     // acquire: pairs with the release fence in push(); read after the membarrier so pop()'s decrement is
     // seen.
     const std::int64_t b = bottom_.load(std::memory_order_acquire);  // model: deque.steal.bottom.asymmetric
@@ -364,6 +378,25 @@ class deque {
     give_back_token();
     result.heavy_fence = true;
     return result;
+  }
+
+  void bind_owner_thread() noexcept {
+    if (!asymmetric_) return;
+    // release: pairs with the acquire load in steal_asymmetric().
+    owner_cpu_.store(detail::this_thread_cpu_slot(), std::memory_order_release);  // model: none (see doc)
+  }
+
+  void unbind_owner_thread() noexcept {
+    if (!asymmetric_) return;
+    // relaxed: the token's release below publishes it to the next holder.
+    owner_cpu_.store(nullptr, std::memory_order_relaxed);  // model: none (see doc)
+    // Take the token once: a thief that held it while reading the old slot has given it back, and the next
+    // holder reads null (our release pairs with its acquire). Holders keep it for a bounded time.
+    // acquire: pairs with the release store of the previous holder, whose slot read is then finished.
+    while (claiming_.exchange(true, std::memory_order_acquire)) {  // model: none (see doc)
+      detail::let_others_run();
+    }
+    give_back_token();
   }
 
   void give_back_token() noexcept {
@@ -449,6 +482,9 @@ class deque {
   // Asymmetric mode: true while a thief is between taking the token and its CAS (steal_asymmetric). On a
   // line of its own: thieves write it, the owner never reads it.
   alignas(separation) std::atomic<bool> claiming_{false};
+  // Where the owner's thread keeps its current CPU number (bind_thread()), or null: then a steal's fence
+  // interrupts every core. Read by token holders only.
+  std::atomic<const std::uint32_t*> owner_cpu_{nullptr};
   // Owner's line: bottom_ (one past the newest item, written only by the owner) and the current buffer.
   alignas(separation) std::atomic<std::int64_t> bottom_{0};
   std::atomic<ring*> ring_{nullptr};
