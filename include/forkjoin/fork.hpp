@@ -10,7 +10,8 @@
 // child has finished; nor, for fork or call, does a temporary that a conversion makes inside this header's
 // call of fn (a literal for a const std::string&). Both are rejected at compile time where fn's parameters
 // can be named (detail/arguments.hpp). co_await the result at once: one that is destroyed unawaited leaves
-// its child created but never started (builds without NDEBUG, and ASan builds, stop the process).
+// its child created but never started (the process stops: for fork in every build, for call in checked
+// builds, see fork_dropped).
 //
 // How a fork continues: the child runs at once; a thief may take the parent's continuation from the deque
 // (detail/steal.hpp); the child's return pops the parent back or finds it stolen (detail/task_return.hpp);
@@ -56,9 +57,12 @@ FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
       "each task in the fork or call that starts it");
 }
 
-// The result of fj::fork/fj::call was destroyed without being awaited: its child was created and never
-// started. Checked where k_stack_checks holds; elsewhere the child's parameters leak (their destructors never
-// run; the frame's memory comes back when its parent's does).
+// The result of fj::fork/fj::call was destroyed without being awaited (`fj::fork(&a, fib, n - 1);` without
+// co_await, or a kept result dropped on an early return): its child was created and never started, so its
+// result is never written and its parameters are never destroyed. Checked for fj::fork in every build: the
+// awaiter's destructor runs anyway, and the test after a fork's resume is the only cost on the hot path. For
+// fj::call only where k_stack_checks holds: the same test after every call's resume as well costs more than
+// the hot path's budget (docs/misuse.md); elsewhere the compiler's [[nodiscard]] warning is the guard.
 [[noreturn, gnu::cold, gnu::noinline]] inline void fork_dropped() noexcept {
   fatal(
       "the result of fj::fork/fj::call was destroyed without being co_awaited, so its child task was created "
@@ -75,11 +79,11 @@ class [[nodiscard]] fork_awaitable : public runtime_awaitable {
   fork_awaitable(const fork_awaitable&) = delete;
   fork_awaitable& operator=(const fork_awaitable&) = delete;
   fork_awaitable& operator=(fork_awaitable&&) = delete;
-  ~fork_awaitable() = default;
-  ~fork_awaitable()
-    requires k_stack_checks
-  {
-    if (child_) fork_dropped();
+  ~fork_awaitable() {
+    if constexpr (Fork || k_stack_checks) {
+      if (child_) [[unlikely]]
+        fork_dropped();
+    }
   }
 
   [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
@@ -93,12 +97,13 @@ class [[nodiscard]] fork_awaitable : public runtime_awaitable {
     // publishing the parent").
     std::coroutine_handle<> const child_coroutine = child_;
     frame* const child = frame_of(child_coroutine);
+    if constexpr (Fork || k_stack_checks) child_ = nullptr;  // started: the destructor's check must not fire
     if constexpr (k_stack_checks) {
-      child_ = nullptr;  // started: the destructor's check must not fire
       if (!tls_stack->may_be_top(child_coroutine.address())) [[unlikely]]
         started_out_of_order();
     }
     child->parent_address = parent.address();
+    if constexpr (Fork && k_stack_checks) parent.promise().forked_since_join = true;
     if constexpr (Fork) {
       // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole
       // eight-byte word keeps has_destructors without a separate load, and lets the final suspend's load of
