@@ -72,8 +72,9 @@ class stack_budget_error : public error {
 };
 
 // An operation that needs the calling task's fork-join scope closed was used after a fork whose continuation
-// was stolen and before the join (children may still be running on the task's stack). co_await fj::join
-// first.
+// was stolen and before the join (children may still be running on the task's stack): fj::resume_on, or a
+// co_return of a value, whose expression is evaluated before the implicit join (detail/task_return.hpp).
+// co_await fj::join first.
 class open_scope_error : public error {
  public:
   explicit open_scope_error(const std::string& operation)

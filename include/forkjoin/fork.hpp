@@ -5,11 +5,13 @@
 //   co_await fj::fork(fn, args...);        // same, for fj::task<void> or a result you don't need
 // fn(args...) must return fj::task<T>, and out must be a T*. The child is created on this worker's stack
 // before the co_await suspends; arguments are passed as to any function (the coroutine copies by-value
-// parameters into its frame; what references refer to must stay valid until the parent's join, which a
-// temporary does not: it dies when the parent continues after the co_await, on a thief possibly before the
-// child has finished; fj::fork rejects that at compile time where it can name fn's parameters, see
-// temporary_argument). co_await the result at once: one that is destroyed unawaited leaves its child created
-// but never started (builds without NDEBUG, and ASan builds, stop the process).
+// parameters into its frame; what references refer to must stay valid until the child has finished). A fork's
+// temporaries do not: they die when the parent continues after the co_await, on a thief possibly before the
+// child has finished; nor, for fork or call, does a temporary that a conversion makes inside this header's
+// call of fn (a literal for a const std::string&). Both are rejected at compile time where fn's parameters
+// can be named (detail/arguments.hpp). co_await the result at once: one that is destroyed unawaited leaves
+// its child created but never started (the process stops: for fork in every build, for call in checked
+// builds, see fork_dropped).
 //
 // How a fork continues: the child runs at once; a thief may take the parent's continuation from the deque
 // (detail/steal.hpp); the child's return pops the parent back or finds it stolen (detail/task_return.hpp);
@@ -24,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/arguments.hpp"
 #include "forkjoin/detail/chaos.hpp"
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/frame.hpp"
@@ -54,9 +57,12 @@ FJ_DETAIL_SLOW_PATH inline void run_fork_as_call(frame* child) noexcept {
       "each task in the fork or call that starts it");
 }
 
-// The result of fj::fork/fj::call was destroyed without being awaited: its child was created and never
-// started. Checked where k_stack_checks holds; elsewhere the child's parameters leak (their destructors never
-// run; the frame's memory comes back when its parent's does).
+// The result of fj::fork/fj::call was destroyed without being awaited (`fj::fork(&a, fib, n - 1);` without
+// co_await, or a kept result dropped on an early return): its child was created and never started, so its
+// result is never written and its parameters are never destroyed. Checked for fj::fork in every build: the
+// awaiter's destructor runs anyway, and the test after a fork's resume is the only cost on the hot path. For
+// fj::call only where k_stack_checks holds: the same test after every call's resume as well costs more than
+// the hot path's budget (docs/misuse.md); elsewhere the compiler's [[nodiscard]] warning is the guard.
 [[noreturn, gnu::cold, gnu::noinline]] inline void fork_dropped() noexcept {
   fatal(
       "the result of fj::fork/fj::call was destroyed without being co_awaited, so its child task was created "
@@ -73,11 +79,11 @@ class [[nodiscard]] fork_awaitable : public runtime_awaitable {
   fork_awaitable(const fork_awaitable&) = delete;
   fork_awaitable& operator=(const fork_awaitable&) = delete;
   fork_awaitable& operator=(fork_awaitable&&) = delete;
-  ~fork_awaitable() = default;
-  ~fork_awaitable()
-    requires k_stack_checks
-  {
-    if (child_) fork_dropped();
+  ~fork_awaitable() {
+    if constexpr (Fork || k_stack_checks) {
+      if (child_) [[unlikely]]
+        fork_dropped();
+    }
   }
 
   [[nodiscard]] static constexpr bool await_ready() noexcept { return false; }
@@ -91,12 +97,13 @@ class [[nodiscard]] fork_awaitable : public runtime_awaitable {
     // publishing the parent").
     std::coroutine_handle<> const child_coroutine = child_;
     frame* const child = frame_of(child_coroutine);
+    if constexpr (Fork || k_stack_checks) child_ = nullptr;  // started: the destructor's check must not fire
     if constexpr (k_stack_checks) {
-      child_ = nullptr;  // started: the destructor's check must not fire
       if (!tls_stack->may_be_top(child_coroutine.address())) [[unlikely]]
         started_out_of_order();
     }
     child->parent_address = parent.address();
+    if constexpr (Fork && k_stack_checks) parent.promise().forked_since_join = true;
     if constexpr (Fork) {
       // The child is fresh (kind call, nothing else set but has_destructors): adding the kind in the whole
       // eight-byte word keeps has_destructors without a separate load, and lets the final suspend's load of
@@ -139,150 +146,6 @@ struct fork_shape<O, F, Args...> {
   static constexpr bool with_out = !no_out && std::invocable<F, Args...>;
 };
 
-// A temporary bound to a reference parameter of a forked child dies at the end of the co_await statement,
-// when the parent continues, possibly on a thief before the child has run: the child then reads a dead object
-// (fj::call is immune to a temporary made by its caller: its child returns before the statement ends; not to
-// one that a conversion makes inside make_fork, which dies before the child starts: issue 21). The check
-// below needs the child's parameter types without overload resolution, which the language gives only for a
-// function, a function pointer or reference, a member function pointer, and a class with exactly one
-// non-template operator() (a lambda whose parameters are spelled out). A generic lambda, an overloaded
-// function object and fj::recursive (its operator() is a template) are not checked.
-template <class... Ts>
-struct type_list {};
-
-template <std::size_t I, class T, class... Ts>
-struct type_at : type_at<I - 1, Ts...> {};
-template <class T, class... Ts>
-struct type_at<0, T, Ts...> {
-  using type = T;
-};
-
-// Stands for a member function's implicit object parameter: a reference to the object argument.
-template <class C>
-struct object_parameter {};
-
-template <class... P>
-struct known_parameters {
-  static constexpr bool known = true;
-  using params = type_list<P...>;
-};
-
-// The parameter types of callable F, one per argument after fn; known is false where they cannot be named.
-template <class F>
-struct forked_parameters {
-  static constexpr bool known = false;
-  using params = void;
-};
-template <class R, class... P, bool NE>
-struct forked_parameters<R(P...) noexcept(NE)> : known_parameters<P...> {};
-template <class R, class... P, bool NE>
-struct forked_parameters<R (*)(P...) noexcept(NE)> : known_parameters<P...> {};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) noexcept(NE)> : known_parameters<object_parameter<C>, P...> {};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) const noexcept(NE)> : known_parameters<object_parameter<C>, P...> {};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) & noexcept(NE)> : known_parameters<object_parameter<C>, P...> {};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) const & noexcept(NE)> : known_parameters<object_parameter<C>, P...> {
-};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) && noexcept(NE)> : known_parameters<object_parameter<C>, P...> {};
-template <class R, class C, class... P, bool NE>
-struct forked_parameters<R (C::*)(P...) const && noexcept(NE)> : known_parameters<object_parameter<C>, P...> {
-};
-
-// A function object: the parameters of its only operator(), without the object parameter (the object is fn).
-template <class Params>
-struct without_object {
-  static constexpr bool known = false;
-};
-template <class C, class... P>
-struct without_object<type_list<object_parameter<C>, P...>> : known_parameters<P...> {};
-
-template <class F>
-  requires std::is_class_v<F> && requires { &F::operator(); }
-struct forked_parameters<F> : without_object<typename forked_parameters<decltype(&F::operator())>::params> {};
-
-template <class T>
-inline constexpr bool is_reference_wrapper = false;
-template <class T>
-inline constexpr bool is_reference_wrapper<std::reference_wrapper<T>> = true;
-
-// Binding parameter Param to an argument of forwarded type Arg (an lvalue reference for an lvalue, else an
-// rvalue) leaves the reference on a temporary: the argument itself is one (an rvalue: std::move of a
-// variable looks the same here and is rejected too), or it is converted into one.
-template <class Param, class Arg>
-consteval bool binds_temporary() {
-  using P = std::remove_cvref_t<Param>;
-  using A = std::remove_cvref_t<Arg>;
-  if constexpr (!std::is_reference_v<Param> ||
-                (std::is_lvalue_reference_v<Param> && !std::is_const_v<std::remove_reference_t<Param>>)) {
-    return false;  // by value: the child's frame holds a copy; T&: binds lvalues only
-  } else if constexpr (is_reference_wrapper<A>) {
-    return binds_temporary<Param, typename A::type&>();  // unwrapped to the lvalue it refers to
-  } else if constexpr (!std::is_lvalue_reference_v<Arg>) {
-    return true;
-  } else {
-    return !std::is_same_v<P, A> && !std::is_base_of_v<P, A>;  // a converted lvalue is a temporary
-  }
-}
-
-// A member function's object argument: an rvalue object dies with the statement, and the child's this with
-// it.
-template <class C, class Arg>
-consteval bool binds_temporary_object() {
-  using A = std::remove_cvref_t<Arg>;
-  return !std::is_lvalue_reference_v<Arg> && (std::is_same_v<C, A> || std::is_base_of_v<C, A>);
-}
-
-template <class Param, class Arg>
-struct argument_check {
-  static constexpr bool dangles = binds_temporary<Param, Arg>();
-};
-template <class C, class Arg>
-struct argument_check<object_parameter<C>, Arg> {
-  static constexpr bool dangles = binds_temporary_object<C, Arg>();
-};
-
-template <class... P, class... A, std::size_t... I>
-consteval std::size_t first_temporary(type_list<P...> /*params*/, type_list<A...> /*args*/,
-                                      std::index_sequence<I...> /*pairs*/) {
-  std::size_t found = 0;
-  // || stops at the first one; found is 1-based.
-  (void)((argument_check<typename type_at<I, P...>::type, typename type_at<I, A...>::type>::dangles &&
-          (found = I + 1) != 0) ||
-         ...);
-  return found;
-}
-
-// The position (1 = the first argument after fn) of the first argument that a forked fn(args...) would keep
-// a reference to a temporary of, or 0. Extra parameters (defaults) and unknown signatures are not checked.
-template <class F, class... Args>
-consteval std::size_t temporary_argument() {
-  using signature = forked_parameters<std::remove_cvref_t<F>>;
-  if constexpr (!signature::known) {
-    return 0;
-  } else {
-    return []<class... P>(type_list<P...> params) {
-      constexpr std::size_t n = sizeof...(P) < sizeof...(Args) ? sizeof...(P) : sizeof...(Args);
-      return first_temporary(params, type_list<Args...>{}, std::make_index_sequence<n>{});
-    }(typename signature::params{});
-  }
-}
-
-// fj::call is not checked: its child returns before the co_await statement ends, and its caller's temporaries
-// with it. A converted argument (a literal for a const std::string&) is made inside make_fork and dies before
-// any child starts, for call as for fork; only fork rejects it so far (issue 21).
-template <bool Fork, class F, class... Args>
-consteval std::size_t fork_temporary_argument() {
-  if constexpr (Fork) {
-    return temporary_argument<F, Args...>();
-  } else {
-    return 0;
-  }
-}
-
 // Instantiated only for a nonzero Argument: the failed `Argument == 0` shows the compiler's reader which one.
 template <std::size_t Argument>
 constexpr void reject_temporary_argument() {
@@ -294,47 +157,52 @@ constexpr void reject_temporary_argument() {
       "outlives the join");
 }
 
-// Each failed check below stops there (the if constexpr chains), so that its static_assert is the only error
-// the compiler reports: nothing after it is instantiated.
-template <bool Fork, class F, class... Args>
-fork_awaitable<Fork> make_fork_no_out(F&& fn, Args&&... args) {
-  if constexpr (!task_invocable<F, Args...>) {
+template <std::size_t Argument>
+constexpr void reject_converted_argument() {
+  static_assert(
+      Argument == 0,
+      "fj::call: argument N (N is the number in the failed `N == 0`; 1 is the first after fn) must be "
+      "converted to bind a reference parameter of the called function, and the temporary that conversion "
+      "makes inside fj::call dies before the child starts: convert it yourself (e.g. std::string(\"...\")) "
+      "or take the parameter by value");
+}
+
+// Creates the child of a fork (Fork) or a call, its result going to out (std::nullptr_t: no result). Each
+// failed check stops there (one if constexpr chain), so that its static_assert is the only error the compiler
+// reports: nothing after it is instantiated. The argument checks are detail/arguments.hpp.
+template <bool Fork, class O, class F, class... Args>
+fork_awaitable<Fork> make_child(O out, F&& fn, Args&&... args) {
+  constexpr bool with_out = !std::is_null_pointer_v<O>;
+  if constexpr (!with_out && !task_invocable<F, Args...>) {
     static_assert(task_invocable<F, Args...>,
                   "fj::fork(fn, args...) / fj::call(fn, args...): fn(args...) must return fj::task<T>");
     return fork_awaitable<Fork>(nullptr);
-  } else if constexpr (constexpr std::size_t temporary = fork_temporary_argument<Fork, F, Args...>();
-                       temporary != 0) {
-    reject_temporary_argument<temporary>();
-    return fork_awaitable<Fork>(nullptr);
-  } else {
-    tls_next_out = nullptr;
-    auto child = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
-    return fork_awaitable<Fork>(child.release());
-  }
-}
-
-template <bool Fork, class O, class F, class... Args>
-fork_awaitable<Fork> make_fork_with_out(O out, F&& fn, Args&&... args) {
-  if constexpr (!task_invocable<F, Args...>) {
+  } else if constexpr (!task_invocable<F, Args...>) {
     static_assert(
         task_invocable<F, Args...>,
         "fj::fork(&out, fn, args...) / fj::call(&out, fn, args...): fn(args...) must return fj::task<T>");
     return fork_awaitable<Fork>(nullptr);
-  } else if constexpr (std::is_void_v<task_result_t<F, Args...>>) {
+  } else if constexpr (with_out && std::is_void_v<task_result_t<F, Args...>>) {
     static_assert(!std::is_void_v<task_result_t<F, Args...>>,
                   "fj::fork/fj::call: fn returns fj::task<void>, which has no result: drop the out argument");
     return fork_awaitable<Fork>(nullptr);
-  } else if constexpr (!std::is_same_v<O, task_result_t<F, Args...>*>) {
+  } else if constexpr (with_out && !std::is_same_v<O, task_result_t<F, Args...>*>) {
     static_assert(
         std::is_same_v<O, task_result_t<F, Args...>*>,
         "fj::fork/fj::call: out must be a pointer to the child's result type T (fn returns fj::task<T>)");
     return fork_awaitable<Fork>(nullptr);
-  } else if constexpr (constexpr std::size_t temporary = fork_temporary_argument<Fork, F, Args...>();
+  } else if constexpr (constexpr std::size_t temporary = Fork ? temporary_argument<F, Args...>() : 0;
                        temporary != 0) {
     reject_temporary_argument<temporary>();
     return fork_awaitable<Fork>(nullptr);
+  } else if constexpr (constexpr std::size_t converted = Fork ? 0 : converted_argument<F, Args...>();
+                       converted != 0) {
+    // fj::call takes its caller's temporaries (its child returns before the statement ends), not the ones a
+    // conversion makes inside this function (a fork's are rejected above, with the rest of its temporaries).
+    reject_converted_argument<converted>();
+    return fork_awaitable<Fork>(nullptr);
   } else {
-    tls_next_out = out;  // the child's promise reads it (promise<T>::out_)
+    tls_next_out = out;  // the child's promise reads it (promise<T>::out_); null for no result
     auto child = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
     return fork_awaitable<Fork>(child.release());
   }
@@ -344,9 +212,9 @@ template <bool Fork, class... Xs>
 fork_awaitable<Fork> make_fork(Xs&&... xs) {
   using shape = fork_shape<Xs...>;
   if constexpr (shape::no_out) {
-    return make_fork_no_out<Fork>(std::forward<Xs>(xs)...);
+    return make_child<Fork>(nullptr, std::forward<Xs>(xs)...);
   } else if constexpr (shape::with_out) {
-    return make_fork_with_out<Fork>(std::forward<Xs>(xs)...);
+    return make_child<Fork>(std::forward<Xs>(xs)...);
   } else {
     static_assert(
         dependent_false<fork_shape<Xs...>>,

@@ -118,6 +118,7 @@ struct join_steps {
   // Every path to here has reset the join already (join_is_ready, arrive_at_join, or the last child's
   // resume_at_join), so only a child's exception is left to look at.
   [[gnu::always_inline]] static void resume(frame* self) {
+    if constexpr (k_stack_checks) self->forked_since_join = false;
     if (self->exception) [[unlikely]]
       rethrow(self->handle());
   }

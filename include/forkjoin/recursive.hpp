@@ -8,6 +8,9 @@
 //   });
 //   long r = fj::sync_wait(pool, fib, 30);
 // Prefer lambdas without captures: a child's frame refers to the lambda object, which must outlive the child.
+// Its operator() is a template, so fj::fork, fj::call and fj::sync_wait cannot see the lambda's parameters
+// and do not check its arguments (detail/arguments.hpp): give a const std::string& parameter a std::string
+// that outlives the child, not a literal, whose conversion happens inside operator() and dies there.
 
 #include <functional>
 #include <type_traits>

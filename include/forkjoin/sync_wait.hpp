@@ -4,11 +4,13 @@
 // at once. Calling it from a worker of the same pool throws fj::deadlock_error.
 
 #include <concepts>
+#include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <utility>
 
+#include "forkjoin/detail/arguments.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/pool_core.hpp"
 #include "forkjoin/detail/root.hpp"
@@ -82,6 +84,18 @@ struct rejected_root_result {
   operator T() const noexcept;
 };
 
+// Instantiated only for a nonzero Argument: the failed `Argument == 0` shows the compiler's reader which one.
+template <std::size_t Argument>
+constexpr void reject_converted_root_argument() {
+  static_assert(
+      Argument == 0,
+      "fj::sync_wait: argument N (N is the number in the failed `N == 0`; 1 is the first after fn) must be "
+      "converted to bind a reference parameter of fn, and the temporary that conversion makes inside "
+      "fj::sync_wait dies before the task starts: convert it yourself (e.g. std::string(\"...\")) or take "
+      "the "
+      "parameter by value");
+}
+
 }  // namespace detail
 
 template <scheduler Pool, class F, class... Args>
@@ -89,6 +103,12 @@ decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
   if constexpr (!task_invocable<F, Args...>) {
     static_assert(task_invocable<F, Args...>,
                   "fj::sync_wait(pool, fn, args...): fn(args...) must be callable and return fj::task<T>");
+    return detail::rejected_root_result{};
+  } else if constexpr (constexpr std::size_t converted = detail::converted_argument<F, Args...>();
+                       converted != 0) {
+    // The caller's own temporaries live until sync_wait returns, after the task; a conversion's temporary is
+    // made inside run_root's call of fn and dies at once (detail/arguments.hpp).
+    detail::reject_converted_root_argument<converted>();
     return detail::rejected_root_result{};
   } else {
     return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn),

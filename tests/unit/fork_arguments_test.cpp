@@ -1,5 +1,7 @@
-// What fj::fork accepts as arguments for a child's reference parameters, and what it rejects at compile time
-// (the rejections themselves are tests/compile_fail/fork_*: here the rule's answers, and the allowed cases).
+// What fj::fork, fj::call and fj::sync_wait accept as arguments for a task's reference parameters, and what
+// they reject at compile time (include/forkjoin/detail/arguments.hpp; the rejections themselves are
+// tests/compile_fail/fork_*, call_converted_* and sync_wait_converted_*: here the rules' answers, and the
+// allowed cases).
 
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
@@ -54,6 +56,27 @@ static_assert(
     temporary_argument<decltype([](const auto&) -> fj::task<int> { co_return 0; }), std::string>() == 0,
     "not inspected");
 
+// fj::call and fj::sync_wait take the caller's temporaries (they live until the child or root has finished),
+// but not one that a conversion makes inside the library's call of fn: the position of the first such
+// argument.
+using fj::detail::converted_argument;
+static_assert(converted_argument<length_fn, std::string>() == 0, "the caller's temporary");
+static_assert(converted_argument<length_fn, std::string&>() == 0, "an lvalue");
+static_assert(converted_argument<length_fn, const char (&)[3]>() == 1, "a literal converted inside the call");
+static_assert(converted_argument<length_fn, const char*&>() == 1, "a const char* converted inside the call");
+static_assert(converted_argument<length_fn, std::reference_wrapper<const std::string>>() == 0, "std::cref");
+static_assert(converted_argument<decltype(length_by_value)&, const char (&)[3]>() == 0, "by value: a copy");
+static_assert(converted_argument<decltype(&take_size), std::vector<int>>() == 0, "the caller's rvalue");
+static_assert(converted_argument<decltype(&counter::plus), counter, std::string>() == 0,
+              "a temporary object and argument of the caller");
+static_assert(converted_argument<decltype(&counter::plus), counter&, const char (&)[2]>() == 2,
+              "a member function's converted argument, counted after the object");
+static_assert(converted_argument<fj::task<long> (*)(const long&), int&>() == 1, "an int for a const long&");
+static_assert(
+    converted_argument<decltype([](const std::string&) -> fj::task<int> { co_return 0; }), const char*>() ==
+        1,
+    "a lambda with spelled-out parameters");
+
 TEST(ForkArguments, LvaluesBindToReferenceParametersOfForkedChildren) {
   fj::busy_pool pool(2);
   auto parent = []() -> fj::task<std::size_t> {
@@ -97,6 +120,15 @@ TEST(ForkArguments, TemporariesBindToReferenceParametersOfCalledChildren) {
     co_return r[0] + r[1] + r[2] + r[3];
   };
   EXPECT_EQ(fj::sync_wait(pool, parent, std::string("abcdef")), 3U + 2U + 5U + 107U);
+}
+
+TEST(ForkArguments, SyncWaitKeepsItsCallersTemporariesUntilTheTaskEnds) {
+  fj::busy_pool pool(2);
+  std::string const kept = "abcd";
+  EXPECT_EQ(fj::sync_wait(pool, length_of, std::string("xy")), 2U);
+  EXPECT_EQ(fj::sync_wait(pool, length_of, kept), 4U);
+  EXPECT_EQ(fj::sync_wait(pool, length_of, std::string(1000, 'x')), 1000U);
+  EXPECT_EQ(fj::sync_wait(pool, &counter::plus, counter{5}, kept + "!"), 10U);
 }
 
 TEST(ForkArguments, ANonConstReferenceParameterTakesAnLvalue) {

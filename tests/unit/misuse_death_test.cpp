@@ -228,6 +228,99 @@ TEST_F(MisuseDeathTest, ResumeOnAfterAStealBeforeTheJoinNamesError) {
           "first"));
 }
 
+// ---- a value returned without a join ----
+
+constexpr std::string_view k_returned_before_join =
+    "fj: co_return of a value (evaluated before the implicit join, so it may read results of forked children "
+    "that have not finished) inside an open fork-join scope whose continuation was stolen: co_await fj::join "
+    "first";
+
+// The child writes its result only once its parent's continuation has been stolen (the parent sets the flag
+// after the fork, which only a thief can run while this worker is busy here), so the parent's co_return
+// always comes before that result. It reads only b: `co_return a + b;` is the bug as users write it, but its
+// read of a would race with the child's write (ThreadSanitizer reports it), and the check does not depend on
+// what the expression reads.
+fj::task<long> result_after_steal(std::atomic<bool>* stolen) {
+  while (!stolen->load(std::memory_order_acquire)) std::this_thread::yield();
+  co_return 40;
+}
+
+fj::task<long> sum_without_join(std::atomic<bool>* stolen) {
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, result_after_steal, stolen);
+  stolen->store(true, std::memory_order_release);
+  co_await fj::call(&b, fib, 3);
+  co_return b;  // no co_await fj::join: the value is computed while the forked child still runs
+}
+
+TEST_F(MisuseDeathTest, ReturningAValueWithoutAJoinAfterAStealNamesOpenScopeError) {
+  EXPECT_DEATH(uncaught_from([] {
+                 std::atomic<bool> stolen{false};
+                 fj::busy_pool pool(2);
+                 (void)fj::sync_wait(pool, sum_without_join, &stolen);
+               }),
+               uncaught("fj::open_scope_error", k_returned_before_join));
+}
+
+// The same through a parent's join: the error is the child's exception there.
+fj::task<long> joins_a_sum_without_join(std::atomic<bool>* stolen) {
+  long r = 0;
+  co_await fj::fork(&r, sum_without_join, stolen);
+  co_await fj::join;
+  co_return r;
+}
+
+TEST_F(MisuseDeathTest, AValueReturnedWithoutAJoinIsRethrownAtTheParentsJoin) {
+  std::atomic<bool> stolen{false};
+  fj::busy_pool pool(2);
+  try {
+    (void)fj::sync_wait(pool, joins_a_sum_without_join, &stolen);
+    ADD_FAILURE() << "a value returned without a join after a steal was not reported";
+  } catch (const fj::open_scope_error& e) {
+    EXPECT_EQ(std::string_view(e.what()), k_returned_before_join);
+  }
+  EXPECT_EQ(fj::sync_wait(pool, fib, 10), 55) << "the pool stays usable";
+}
+
+// Without a steal every forked child has finished by the co_return, so the value is right; checked builds
+// report the missing join anyway (the fork marks the frame, the join clears the mark).
+fj::task<long> fib_without_join(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib_without_join, n - 1);
+  co_await fj::call(&b, fib_without_join, n - 2);
+  co_return a + b;
+}
+
+// Forks and joins, then returns a value: never reported. A task<void> may return without a join.
+fj::task<void> forks_without_join(long* out) { co_await fj::fork(out, fib, 10); }
+
+fj::task<long> joins_then_returns() {
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib, 10);
+  co_await fj::join;
+  co_await fj::fork(forks_without_join, &b);
+  co_await fj::join;
+  co_return a + b;
+}
+
+TEST_F(MisuseDeathTest, AValueReturnedWithoutAJoinStopsCheckedBuildsEvenWithoutASteal) {
+  {
+    fj::unit_pool pool;
+    EXPECT_EQ(fj::sync_wait(pool, joins_then_returns), 110);
+  }
+  if (!fj::detail::k_stack_checks)
+    GTEST_SKIP() << "a missing join without a steal is detected only in checked builds (FJ_STACK_CHECKS=1)";
+  EXPECT_DEATH(uncaught_from([] {
+                 fj::unit_pool pool;
+                 (void)fj::sync_wait(pool, fib_without_join, 10);
+               }),
+               uncaught("fj::open_scope_error", k_returned_before_join));
+}
+
 // ---- scratch arrays ----
 
 constexpr std::string_view k_scratch_misuse =
@@ -292,7 +385,8 @@ fj::task<int> tasks_started_out_of_order() {
 
 TEST_F(MisuseDeathTest, ATaskStartedLongAfterItWasCreatedStopsTheProcessInCheckedBuilds) {
   if (!fj::detail::k_stack_checks)
-    GTEST_SKIP() << "fork and call check the child's place on the stack only in debug and ASan builds";
+    GTEST_SKIP()
+        << "fork and call check the child's place on the stack only in checked builds (FJ_STACK_CHECKS=1)";
   EXPECT_DEATH(
       {
         fj::unit_pool pool;
@@ -315,19 +409,65 @@ fj::task<int> drops_a_fork(bool give_up) {
   co_return r;
 }
 
-TEST_F(MisuseDeathTest, AForkResultDroppedWithoutCoAwaitStopsTheProcessInCheckedBuilds) {
+constexpr std::string_view k_fork_dropped =
+    "fj: the result of fj::fork/fj::call was destroyed without being co_awaited";
+
+TEST_F(MisuseDeathTest, AForkResultDroppedWithoutCoAwaitStopsTheProcess) {
   {
     fj::unit_pool pool;
     EXPECT_EQ(fj::sync_wait(pool, drops_a_fork, false), 32) << "awaited later, the same result is fine";
   }
-  if (!fj::detail::k_stack_checks)
-    GTEST_SKIP() << "a dropped fork/call result is detected only in debug and ASan builds";
   EXPECT_DEATH(
       {
         fj::unit_pool pool;
         (void)fj::sync_wait(pool, drops_a_fork, true);
       },
-      literal("fj: the result of fj::fork/fj::call was destroyed without being co_awaited"));
+      literal(k_fork_dropped));
+}
+
+// The statement a user meant to await (found by a user: a Release build printed fib(20) = 0, the
+// [[nodiscard]] warning its only sign). Checked in every build.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-result"
+fj::task<long> fib_forgetting_co_await(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  fj::fork(&a, fib_forgetting_co_await, n - 1);
+  co_await fj::call(&b, fib_forgetting_co_await, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+
+fj::task<long> fib_forgetting_co_await_on_call(int n) {
+  if (n < 2) co_return n;
+  long a = 0;
+  long b = 0;
+  co_await fj::fork(&a, fib_forgetting_co_await_on_call, n - 1);
+  fj::call(&b, fib_forgetting_co_await_on_call, n - 2);
+  co_await fj::join;
+  co_return a + b;
+}
+#pragma GCC diagnostic pop
+
+TEST_F(MisuseDeathTest, AForkWithoutCoAwaitStopsTheProcessInEveryBuild) {
+  EXPECT_DEATH(
+      {
+        fj::busy_pool pool(2);
+        (void)fj::sync_wait(pool, fib_forgetting_co_await, 20);
+      },
+      literal(k_fork_dropped));
+}
+
+TEST_F(MisuseDeathTest, ACallWithoutCoAwaitStopsTheProcessInCheckedBuilds) {
+  if (!fj::detail::k_stack_checks)
+    GTEST_SKIP() << "an unawaited fj::call is detected only in checked builds (FJ_STACK_CHECKS=1)";
+  EXPECT_DEATH(
+      {
+        fj::unit_pool pool;
+        (void)fj::sync_wait(pool, fib_forgetting_co_await_on_call, 20);
+      },
+      literal(k_fork_dropped));
 }
 
 // ---- the segmented stack's own checks (internal, reached only through fj::detail) ----
@@ -355,7 +495,7 @@ TEST_F(MisuseDeathTest, FreeingAFrameOnAThreadThatIsNotAWorkerStopsTheProcess) {
 
 TEST_F(MisuseDeathTest, FreeingAFrameThatIsNotTheLastStopsTheProcessInCheckedBuilds) {
   if (!fj::detail::k_stack_checks)
-    GTEST_SKIP() << "deallocate() checks its argument only in debug and ASan builds";
+    GTEST_SKIP() << "deallocate() checks its argument only in checked builds (FJ_STACK_CHECKS=1)";
   EXPECT_DEATH(
       {
         fj::detail::segmented_stack stack;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <type_traits>
 
 #include "forkjoin/detail/segmented_stack.hpp"
 
@@ -28,6 +29,17 @@ enum class task_kind : std::uint8_t {
 // the zeroed fields next to it.
 inline constexpr std::uint32_t k_join_init = 0;
 
+// Whether a frame waits at its final suspend for children still running (join.md §4), and whether its body
+// ended in a co_return with a value there. That value was computed before the implicit join, possibly from
+// results the children had not written yet: finish() (detail/task_return.hpp) reports it, unless the body (or
+// a child) threw.
+enum class final_wait : std::uint8_t {
+  no,          // the body still runs, or the frame finishes without waiting
+  joining,     // a task<void>, joining implicitly
+  value_task,  // a task<T> with T not void, joining implicitly (or, in checked builds, having forked since
+               // its last join although nothing was stolen)
+};
+
 // What a task's final suspend must check before it may take the fast path, in eight bytes that it reads with
 // one load (frame::state_word()): the fast path is taken exactly when they equal k_call_state or
 // k_fork_state.
@@ -35,7 +47,7 @@ struct frame_state {
   task_kind kind = task_kind::call;
   // Set by the frame itself before it joins implicitly at its final suspend: the child that arrives last must
   // finish the frame (destroy it, continue its parent) instead of resuming it (join.md §4).
-  bool at_final = false;
+  final_wait at_final = final_wait::no;
   // Some parameter copy has a destructor to run when the frame is destroyed (set by the promise's
   // constructor, which sees the parameters). Without one, the final suspend's fast path only frees the
   // frame's memory and skips the indirect call to the coroutine's destroy function.
@@ -79,6 +91,14 @@ struct frame {
   std::atomic<std::uint32_t> exception_claimed{0};
   alignas(std::uint64_t) frame_state state;
   std::exception_ptr exception;
+  // Checked builds only (k_stack_checks): a fork since the frame's last join, set by the fork awaiter and
+  // cleared by the join, so that a task<T> returning without a join is reported even when nothing was
+  // stolen (detail/task_return.hpp). Elsewhere an empty member that takes no room.
+  struct unchecked {  // reads false, ignores writes
+    constexpr unchecked& operator=(bool /*forked*/) noexcept { return *this; }
+    constexpr explicit operator bool() const noexcept { return false; }
+  };
+  [[no_unique_address]] std::conditional_t<k_stack_checks, bool, unchecked> forked_since_join{};
 
   // parent/root is left for its writer (the fork/call awaiter or sync_wait), and home for its writers above:
   // each is written before anyone reads it, and skipping a store per task is measurable on fork-heavy code.
