@@ -174,9 +174,10 @@ inline bool mutated(const char* site, int& replacement) {
 // by the membarrier. And Relacy lets a seq_cst fence take in everything an earlier one released (a
 // happens-before edge, where C++ only orders the two in S), so the owner's plain writes before F_T are
 // ordered before the caller's reads after F_out, and a race that only a missing release would leave is not
-// reported on that path (docs/verification/models.md, its "Asymmetric fences" item). A thread serves a request at the
-// first barrier point after it was posted; a later point is the same execution as one in which the caller
-// entered the call later, which the schedulers explore (the caller does nothing else during the call).
+// reported on that path (docs/verification/models.md, its "Asymmetric fences" item). A thread serves a
+// request at the first barrier point after it was posted; a later point is the same execution as one in which
+// the caller entered the call later, which the schedulers explore (the caller does nothing else during the
+// call).
 
 constexpr unsigned k_max_threads = 8;
 
