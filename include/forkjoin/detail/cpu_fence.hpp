@@ -24,7 +24,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #define FJ_DETAIL_HAVE_CPU_FENCE 1
 #else
@@ -39,9 +38,12 @@ namespace cpu_fences {
 inline bool kernel_at_least(int major, int minor) noexcept {
   utsname u{};
   if (::uname(&u) != 0) return false;
-  int got_major = 0;
-  int got_minor = 0;
-  if (std::sscanf(u.release, "%d.%d", &got_major, &got_minor) != 2) return false;
+  char* end = nullptr;
+  const long got_major = std::strtol(u.release, &end, 10);
+  if (end == u.release || *end != '.') return false;
+  const char* const minor_text = end + 1;
+  const long got_minor = std::strtol(minor_text, &end, 10);
+  if (end == minor_text) return false;
   return got_major > major || (got_major == major && got_minor >= minor);
 }
 }  // namespace cpu_fences
