@@ -6,11 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -71,9 +69,7 @@ std::string fence_mode(bool asymmetric, bool one_core) {
   if (asymmetric)
     return "steal fences: asymmetric (membarrier on every core, one thief at a time per victim)";
   if (tsan_build) return "steal fences: symmetric (ThreadSanitizer build)";
-  const char* off = std::getenv("FJ_NO_ASYMMETRIC_FENCES");
-  if (off != nullptr && std::string_view(off) == "1")
-    return "steal fences: symmetric (FJ_NO_ASYMMETRIC_FENCES=1)";
+  if (env_flag_set("FJ_NO_ASYMMETRIC_FENCES")) return "steal fences: symmetric (FJ_NO_ASYMMETRIC_FENCES=1)";
   return "steal fences: symmetric (membarrier(PRIVATE_EXPEDITED) unavailable or refused)";
 }
 

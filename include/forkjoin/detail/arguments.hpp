@@ -82,24 +82,12 @@ inline constexpr bool is_reference_wrapper = false;
 template <class T>
 inline constexpr bool is_reference_wrapper<std::reference_wrapper<T>> = true;
 
-// Binding parameter Param to an argument of forwarded type Arg (an lvalue reference for an lvalue, else an
-// rvalue) leaves the reference on a temporary: the argument itself is one (an rvalue: std::move of a
-// variable looks the same here and is rejected too), or it is converted into one.
-template <class Param, class Arg>
-consteval bool binds_temporary() {
-  using P = std::remove_cvref_t<Param>;
-  using A = std::remove_cvref_t<Arg>;
-  if constexpr (!std::is_reference_v<Param> ||
-                (std::is_lvalue_reference_v<Param> && !std::is_const_v<std::remove_reference_t<Param>>)) {
-    return false;  // by value: the child's frame holds a copy; T&: binds lvalues only
-  } else if constexpr (is_reference_wrapper<A>) {
-    return binds_temporary<Param, typename A::type&>();  // unwrapped to the lvalue it refers to
-  } else if constexpr (!std::is_lvalue_reference_v<Arg>) {
-    return true;
-  } else {
-    return !std::is_same_v<P, A> && !std::is_base_of_v<P, A>;  // a converted lvalue is a temporary
-  }
-}
+// Whether a parameter can bind a temporary: const T& or T&& (by value, the child's frame holds a copy; a
+// non-const T& binds lvalues only).
+template <class Param>
+inline constexpr bool can_bind_temporary =
+    std::is_reference_v<Param> &&
+    !(std::is_lvalue_reference_v<Param> && !std::is_const_v<std::remove_reference_t<Param>>);
 
 // Binding Param to an argument of forwarded type Arg needs a conversion that makes a temporary (a literal or
 // a const char* for a const std::string&, an int for a const long&): the temporary is made by the library's
@@ -109,13 +97,27 @@ template <class Param, class Arg>
 consteval bool converts_to_temporary() {
   using P = std::remove_cvref_t<Param>;
   using A = std::remove_cvref_t<Arg>;
-  if constexpr (!std::is_reference_v<Param> ||
-                (std::is_lvalue_reference_v<Param> && !std::is_const_v<std::remove_reference_t<Param>>)) {
+  if constexpr (!can_bind_temporary<Param>) {
     return false;
   } else if constexpr (is_reference_wrapper<A>) {
-    return converts_to_temporary<Param, typename A::type&>();
+    return converts_to_temporary<Param, typename A::type&>();  // unwrapped to the lvalue it refers to
   } else {
     return !std::is_same_v<P, A> && !std::is_base_of_v<P, A>;
+  }
+}
+
+// Binding parameter Param to an argument of forwarded type Arg (an lvalue reference for an lvalue, else an
+// rvalue) leaves the reference on a temporary: the argument itself is one (an rvalue: std::move of a
+// variable looks the same here and is rejected too), or it is converted into one.
+template <class Param, class Arg>
+consteval bool binds_temporary() {
+  using A = std::remove_cvref_t<Arg>;
+  if constexpr (!can_bind_temporary<Param>) {
+    return false;
+  } else if constexpr (is_reference_wrapper<A>) {
+    return binds_temporary<Param, typename A::type&>();
+  } else {
+    return !std::is_lvalue_reference_v<Arg> || converts_to_temporary<Param, Arg>();
   }
 }
 

@@ -27,6 +27,7 @@
 // memory model, not in C++'s: the C++ standard has no notion of membarrier.
 
 #include <atomic>
+#include <cstdlib>
 
 #include "forkjoin/detail/fatal.hpp"
 
@@ -120,6 +121,12 @@ inline void process_wide_fence() noexcept {
 #endif
 }
 
+// Whether the environment variable `name` is set to exactly "1" (the switches that turn a fence mode off).
+inline bool env_flag_set(const char* name) noexcept {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] == '1' && value[1] == '\0';
+}
+
 // Turns asymmetric fences on if the platform supports them: Linux with MEMBARRIER_CMD_PRIVATE_EXPEDITED, not
 // a TSan build, and the environment variable FJ_NO_ASYMMETRIC_FENCES is not set to "1". Idempotent and
 // thread-safe; returns whether asymmetric fences are active. The registration costs a system call, once.
@@ -129,10 +136,7 @@ inline bool enable_asymmetric_fences() noexcept {
   } else {
 #if defined(__linux__)
     static const bool active = [] {
-      const char* off = std::getenv("FJ_NO_ASYMMETRIC_FENCES");
-      if (off != nullptr && off[0] == '1' && off[1] == '\0') {
-        return false;
-      }
+      if (env_flag_set("FJ_NO_ASYMMETRIC_FENCES")) return false;
       const long supported = ::syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
       if (supported < 0 || (supported & MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0) {
         return false;

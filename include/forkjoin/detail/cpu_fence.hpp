@@ -11,7 +11,6 @@
 // interrupt executes a full barrier (smp_mb() in the kernel's ipi_rseq, since Linux 5.10; we require 5.11).
 // Why a stale number is harmless: see deque.md.
 
-#include <atomic>
 #include <cstdint>
 
 #include "forkjoin/detail/atomics.hpp"
@@ -58,8 +57,7 @@ inline bool enable_cpu_fences() noexcept {
 #if FJ_DETAIL_HAVE_CPU_FENCE
   static const bool on = [] {
     if (!enable_asymmetric_fences()) return false;
-    const char* off = std::getenv("FJ_NO_CPU_FENCES");
-    if (off != nullptr && off[0] == '1' && off[1] == '\0') return false;
+    if (env_flag_set("FJ_NO_CPU_FENCES")) return false;
     // cpu_id is the second 32-bit field of struct rseq.
     if (__rseq_size < 8 || !cpu_fences::kernel_at_least(5, 11)) return false;
     const long supported = ::syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
