@@ -3,6 +3,7 @@
 // See README.md for a first example and docs/protocols/ for how the runtime works.
 
 #include "forkjoin/busy_pool.hpp"
+#include "forkjoin/default_pool.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/fork.hpp"
 #include "forkjoin/join.hpp"
