@@ -111,6 +111,7 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
   victims_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     workers_.push_back(std::make_unique<worker_context>(&self_, i));
+    workers_.back()->spawns_inline = !steal_;
     workers_.back()->group = fits ? placement_.numa_group(i) : 0;
     if (weighted) {
       victims_.emplace_back(placement_, i);
@@ -188,7 +189,8 @@ std::vector<worker_stats> pool_engine::stats() const {
          c.submissions_run.load(std::memory_order_relaxed), c.sleeps.load(std::memory_order_relaxed),
          c.nanoseconds_asleep.load(std::memory_order_relaxed),
          c.forks_run_as_calls.load(std::memory_order_relaxed), c.heavy_fences.load(std::memory_order_relaxed),
-         c.steals_contended.load(std::memory_order_relaxed)});
+         c.steals_contended.load(std::memory_order_relaxed),
+         c.steals_at_sync.load(std::memory_order_relaxed)});
   }
   return out;
 }

@@ -108,6 +108,8 @@ class pool_engine {
   // Steals one continuation from another worker and runs it.
   bool try_steal(worker_context& w);
   void run_stolen(worker_context& w, const stolen_continuation& stolen);
+  // Runs a child spawned with fj::scope that this worker took from a deque (spawn.md).
+  void run_spawned(worker_context& w, spawn_record* child);
 };
 
 template <class Eligible>

@@ -17,6 +17,7 @@
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
+#include "forkjoin/detail/spawn_record.hpp"
 #include "forkjoin/detail/stack_ownership.hpp"
 #include "forkjoin/detail/steal.hpp"
 #include "forkjoin/detail/transfer.hpp"
@@ -52,6 +53,15 @@ void pool_engine::run(worker_context& w) {
     // those continuations at its end as if it were its own parent's (join.md §6).
     if (!w.owner.empty()) {
       if (resume_left_behind(w)) idle_rounds = 0;
+      continue;
+    }
+    // Spawned children left in our own deque by a scope whose sync runs elsewhere (scope.hpp says which
+    // misuse that is): they run here, as a thief would run them.
+    if (!w.spawned_owner.empty()) {
+      if (std::optional<spawn_record*> const left = w.spawned_owner.pop()) {
+        run_spawned(w, *left);
+        idle_rounds = 0;
+      }
       continue;
     }
     if (submission* s = w.inbox.pop()) {
@@ -100,11 +110,11 @@ void pool_engine::become_active(worker_context& w) noexcept {
 void pool_engine::become_thief(worker_context& w) noexcept { accounting_->become_thief(w.group); }
 
 bool pool_engine::work_visible(worker_context& w) const noexcept {
-  if (!w.inbox.empty() || !w.owner.empty()) return true;
+  if (!w.inbox.empty() || !w.owner.empty() || !w.spawned_owner.empty()) return true;
   if (shared_.maybe_pending()) return true;
   if (!steal_) return false;
   for (const auto& other : workers_) {
-    if (!other->queue.thief().empty()) return true;
+    if (!other->queue.thief().empty() || !other->spawned.thief().empty()) return true;
   }
   return false;
 }
@@ -182,10 +192,22 @@ bool pool_engine::try_steal(worker_context& w) {
   if (!steal_ || workers_.size() < 2) return false;
   worker_context& victim = *workers_[victims_[w.index]()];
   chaos_point();
-  std::optional<stolen_continuation> const stolen = steal_from(victim, w.counters);
-  if (!stolen) return false;
-  run_stolen(w, *stolen);
-  return true;
+  if (std::optional<stolen_continuation> const stolen = steal_from(victim, w.counters)) {
+    run_stolen(w, *stolen);
+    return true;
+  }
+  if (spawn_record* const child = steal_spawned(victim, w.counters)) {
+    worker_counters::bump(w.counters.steals);
+    run_spawned(w, child);
+    return true;
+  }
+  return false;
+}
+
+void pool_engine::run_spawned(worker_context& w, spawn_record* child) {
+  become_active(w);
+  run_taken_record(w, child);
+  become_thief(w);
 }
 
 void pool_engine::run_stolen(worker_context& w, const stolen_continuation& stolen) {

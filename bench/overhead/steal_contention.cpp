@@ -70,7 +70,8 @@ outcome run(fj::deque_fences fences, std::size_t thieves, std::uint64_t items, d
             break;
           case fj::steal_status::contended: ++tally.contended; break;
           case fj::steal_status::lost_race: ++tally.lost_races; break;
-          case fj::steal_status::empty: break;
+          case fj::steal_status::empty:
+          case fj::steal_status::declined: break;  // steal() never declines
         }
         // Let the victim and the other thieves run where the threads outnumber the cores.
         if (r.status != fj::steal_status::success) std::this_thread::yield();

@@ -31,8 +31,9 @@ class deadlock_error : public error {
  public:
   deadlock_error()
       : error(
-            "fj: sync_wait called from a worker of the same pool (this would deadlock); "
-            "inside a task use co_await fj::call(...)") {}
+            "fj: sync_wait of a task called from a worker of the same pool (this would deadlock); "
+            "inside a task use co_await fj::call(...), and in a plain function spawn plain functions with "
+            "fj::scope") {}
   // The same mistake made another way, e.g. a pool shut down or destroyed by one of its own workers.
   explicit deadlock_error(const std::string& what) : error(what) {}
 };
@@ -80,6 +81,13 @@ class open_scope_error : public error {
   explicit open_scope_error(const std::string& operation)
       : error("fj: " + operation +
               " inside an open fork-join scope whose continuation was stolen: co_await fj::join first") {}
+};
+
+// An fj::scope used against its rules (docs/api.md "fj::scope"): a spawn or sync from another thread than the
+// one that opened it, from a child of the scope, or while a scope opened after it is still open.
+class scope_error : public error {
+ public:
+  explicit scope_error(const std::string& what) : error("fj::scope: " + what) {}
 };
 
 // Work was submitted to a pool whose destructor has already started.

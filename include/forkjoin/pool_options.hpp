@@ -44,7 +44,7 @@ struct pool_options {
 // slow paths (never on a fork or a join).
 struct worker_stats {
   std::uint64_t steal_attempts = 0;      // deques this worker tried to steal from
-  std::uint64_t steals = 0;              // continuations it stole
+  std::uint64_t steals = 0;              // continuations and spawned children it stole
   std::uint64_t roots_run = 0;           // root tasks (sync_wait) it finished
   std::uint64_t exceptions_dropped = 0;  // child exceptions dropped because another was already captured
   std::uint64_t submissions_run = 0;     // tasks it took from its submission queue (roots and resume_on)
@@ -56,6 +56,9 @@ struct worker_stats {
   std::uint64_t heavy_fences = 0;
   // Steal attempts that found work but left it because another thief was claiming from that victim.
   std::uint64_t steals_contended = 0;
+  // Children spawned with fj::scope that this worker took back from the thief of one of its own children
+  // while it waited at a sync (docs/protocols/spawn.md "Waiting at a sync"); they are not in `steals`.
+  std::uint64_t steals_at_sync = 0;
 };
 
 }  // namespace fj

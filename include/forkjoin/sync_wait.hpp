@@ -1,15 +1,19 @@
 #pragma once
 // fj::sync_wait(pool, fn, args...): run fn(args...) as a root task on `pool` from ordinary code, block until
 // it finishes, and return its result or rethrow its exception. Any number of threads may call it on one pool
-// at once. Calling it from a worker of the same pool throws fj::deadlock_error.
+// at once. fn is a task (returns fj::task<T>) or a plain function (which may spawn with fj::scope). A task
+// started from a worker of the same pool throws fj::deadlock_error; a plain function called there simply
+// runs. Without a pool: fj::default_pool().
 
 #include <concepts>
 #include <cstddef>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
+#include "forkjoin/default_pool.hpp"
 #include "forkjoin/detail/arguments.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/pool_core.hpp"
@@ -46,35 +50,86 @@ class stack_scope {
 
 namespace detail {
 
+// A root task handed to a pool and not yet waited for: sync_wait starts one and waits at once; an fj::scope
+// opened on an ordinary thread starts one per spawned child and waits for them at its sync.
+template <class T>
+class started_root {
+ public:
+  started_root() = default;
+  started_root(const started_root&) = delete;
+  started_root& operator=(const started_root&) = delete;
+  ~started_root() = default;
+
+  // Creates fn(args...)'s frame on a stack of its own and submits it. Throws what creating the frame
+  // throws, or fj::pool_closed_error; then nothing was submitted.
+  template <class F, class... Args>
+  void start(pool_core& core, F&& fn, Args&&... args) {
+    // Each root brings its own stack; the worker that runs it adopts it (stack.md).
+    auto stack = std::make_unique<segmented_stack>();
+    promise<T>* root = nullptr;
+    {
+      // The root frame is made here, on the calling thread: under the pool's budget, as on its workers.
+      stack_scope scope(stack.get());
+      stack_budget_scope budget(core.stack_budget());
+      root = &std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release().promise();
+    }
+    root->state.kind = task_kind::root;
+    root->root = &result_;
+    root->home = stack.get();  // the worker that starts the root adopts it from here (stack.md rule 6)
+    // A root's result goes to `result_` (return_value): whatever tls_next_out held, its out pointer is null.
+    if constexpr (!std::is_void_v<T>) root->set_out(nullptr);
+    try {
+      core.submit_root(result_, root);
+    } catch (...) {
+      stack_scope scope(stack.get());
+      root->handle().destroy();
+      throw;
+    }
+    (void)stack.release();  // now owned by the worker that runs the root
+  }
+
+  // Blocks until the root has finished; returns its result or rethrows its exception.
+  T wait() {
+    result_.wait();
+    if (result_.exception) std::rethrow_exception(result_.exception);
+    if constexpr (!std::is_void_v<T>) return std::move(*result_.value);
+  }
+
+ private:
+  root_result<T> result_;
+};
+
 template <class T, class F, class... Args>
 T run_root(pool_core& core, F&& fn, Args&&... args) {
   if (core.is_own_worker()) throw deadlock_error();
-  root_result<T> result;
-  // Each root brings its own stack; the worker that runs it adopts it (stack.md).
-  auto stack = std::make_unique<segmented_stack>();
-  promise<T>* root = nullptr;
-  {
-    // The root frame is made here, on the calling thread: under the pool's budget, as on its workers.
-    stack_scope scope(stack.get());
-    stack_budget_scope budget(core.stack_budget());
-    root = &std::invoke(std::forward<F>(fn), std::forward<Args>(args)...).release().promise();
+  started_root<T> root;
+  root.start(core, std::forward<F>(fn), std::forward<Args>(args)...);
+  return root.wait();
+}
+
+// What a plain function returns through sync_wait: its result by value.
+template <class F, class... Args>
+using plain_result_t = std::remove_cvref_t<std::invoke_result_t<F, Args...>>;
+
+// The root task that runs a plain function (sync_wait(pool, fn, args...) with fn not a task). Its parameters
+// are references to sync_wait's own, which live until sync_wait returns, after the task.
+template <class R, class F, class... Args>
+task<R> plain_root(F&& fn, Args&&... args) {
+  if constexpr (std::is_void_v<R>) {
+    std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
+    co_return;
+  } else {
+    co_return std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
   }
-  root->state.kind = task_kind::root;
-  root->root = &result;
-  root->home = stack.get();  // the worker that starts the root adopts it from here (stack.md rule 6)
-  // A root's result goes to `result` (return_value): whatever tls_next_out held, its out pointer is null.
-  if constexpr (!std::is_void_v<T>) root->set_out(nullptr);
-  try {
-    core.submit_root(result, root);
-  } catch (...) {
-    stack_scope scope(stack.get());
-    root->handle().destroy();
-    throw;
-  }
-  (void)stack.release();  // now owned by the worker that runs the root
-  result.wait();
-  if (result.exception) std::rethrow_exception(result.exception);
-  if constexpr (!std::is_void_v<T>) return std::move(*result.value);
+}
+
+template <class F, class... Args>
+decltype(auto) run_plain(pool_core& core, F&& fn, Args&&... args) {
+  using R = plain_result_t<F, Args...>;
+  // On a worker of this pool the call simply runs here: the scopes it opens spawn onto this worker.
+  if (core.is_own_worker())
+    return static_cast<R>(std::invoke(std::forward<F>(fn), std::forward<Args>(args)...));
+  return run_root<R>(core, plain_root<R, F&&, Args&&...>, std::forward<F>(fn), std::forward<Args>(args)...);
 }
 
 // What a sync_wait whose static_assert failed returns: it converts to anything (declared only, it is never
@@ -100,10 +155,16 @@ constexpr void reject_converted_root_argument() {
 
 template <scheduler Pool, class F, class... Args>
 decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
-  if constexpr (!task_invocable<F, Args...>) {
-    static_assert(task_invocable<F, Args...>,
-                  "fj::sync_wait(pool, fn, args...): fn(args...) must be callable and return fj::task<T>");
+  if constexpr (!std::is_invocable_v<F, Args...>) {
+    static_assert(
+        std::is_invocable_v<F, Args...>,
+        "fj::sync_wait(pool, fn, args...): fn(args...) must be callable (a task returning fj::task<T>, "
+        "or a plain function)");
     return detail::rejected_root_result{};
+  } else if constexpr (!task_invocable<F, Args...>) {
+    // A plain function: its arguments are passed by reference to the call, so no conversion's temporary dies
+    // early.
+    return detail::run_plain(pool.core(), std::forward<F>(fn), std::forward<Args>(args)...);
   } else if constexpr (constexpr std::size_t converted = detail::converted_argument<F, Args...>();
                        converted != 0) {
     // The caller's own temporaries live until sync_wait returns, after the task; a conversion's temporary is
@@ -114,6 +175,13 @@ decltype(auto) sync_wait(Pool& pool, F&& fn, Args&&... args) {
     return detail::run_root<task_result_t<F, Args...>>(pool.core(), std::forward<F>(fn),
                                                        std::forward<Args>(args)...);
   }
+}
+
+// The same on fj::default_pool().
+template <class F, class... Args>
+  requires(!scheduler<std::remove_cvref_t<F>>)
+decltype(auto) sync_wait(F&& fn, Args&&... args) {
+  return fj::sync_wait(default_pool(), std::forward<F>(fn), std::forward<Args>(args)...);
 }
 
 }  // namespace fj

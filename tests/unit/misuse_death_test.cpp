@@ -91,8 +91,9 @@ TEST_F(MisuseDeathTest, SyncWaitFromAWorkerOfTheSamePoolNamesDeadlockError) {
         (void)fj::sync_wait(pool, sync_wait_on_own_pool, &pool);
       }),
       uncaught("fj::deadlock_error",
-               "fj: sync_wait called from a worker of the same pool (this would deadlock); inside a task use "
-               "co_await fj::call(...)"));
+               "fj: sync_wait of a task called from a worker of the same pool (this would deadlock); inside "
+               "a task use co_await fj::call(...), and in a plain function spawn plain functions with "
+               "fj::scope"));
 }
 
 // ---- a closed pool ----

@@ -35,6 +35,19 @@ struct stolen_continuation {
   return stolen_continuation{stolen.value, victim_stack};
 }
 
+// Steals the oldest child spawned with fj::scope from `victim` (child stealing, docs/protocols/spawn.md), or
+// null; counted as steal_from counts.
+[[nodiscard]] inline spawn_record* steal_spawned(worker_context& victim, worker_counters& counters) noexcept {
+  auto thief = victim.spawned.thief();
+  if (thief.empty()) return nullptr;  // a hint, so that a victim without spawned children costs no count
+  auto stolen = thief.steal();
+  worker_counters::bump(counters.steal_attempts);
+  if (stolen.heavy_fence) worker_counters::bump(counters.heavy_fences);
+  if (stolen.status == fj::steal_status::contended) worker_counters::bump(counters.steals_contended);
+  if (!stolen) return nullptr;
+  return stolen.value;
+}
+
 // A task that moved itself away with resume_on can leave continuations on its old worker's deque: those of
 // its strand's ancestors that were not stolen. The worker takes the newest one from the bottom, as if the
 // moved task had returned to it, and runs it as a steal (its steals count goes up: the moved task's return

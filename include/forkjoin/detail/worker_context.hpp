@@ -17,6 +17,7 @@
 namespace fj::detail {
 
 class pool_core;
+struct spawn_record;
 
 // Counters written only by their worker (relaxed load + store, no read-modify-write) and read by anyone.
 struct worker_counters {
@@ -30,6 +31,7 @@ struct worker_counters {
   std::atomic<std::uint64_t> forks_run_as_calls{0};
   std::atomic<std::uint64_t> heavy_fences{0};
   std::atomic<std::uint64_t> steals_contended{0};
+  std::atomic<std::uint64_t> steals_at_sync{0};
 
   static void add(std::atomic<std::uint64_t>& c, std::uint64_t n) noexcept {
     // relaxed: single writer; readers only want an eventually consistent statistic.
@@ -43,14 +45,21 @@ struct worker_counters {
 };
 
 struct worker_context {
-  explicit worker_context(pool_core* p, std::size_t i) : pool(p), index(i), owner(queue.owner()) {}
+  explicit worker_context(pool_core* p, std::size_t i)
+      : pool(p), index(i), owner(queue.owner()), spawned_owner(spawned.owner()) {}
 
   pool_core* pool;
   std::size_t index;
   std::size_t group = 0;  // NUMA group (lazy pool: one awake thief per group)
+  // A pool without thieves (unit_pool): fj::scope runs each spawned child at once, in the serial order.
+  bool spawns_inline = false;
   // Continuations, as coroutine handles (frame_of says why not frames).
   fj::deque<std::coroutine_handle<>> queue;
   fj::deque_owner<std::coroutine_handle<>> owner;
+  // Children spawned by plain functions through fj::scope (child stealing, docs/protocols/spawn.md): a
+  // deque of their own, so that a coroutine's return never pops a spawned child as its parent.
+  fj::deque<spawn_record*> spawned;
+  fj::deque_owner<spawn_record*> spawned_owner;
   // Tasks handed to this worker by other threads (paper III-D1); only this worker pops.
   fj::submission_queue<submission> inbox;
   // Where this worker sleeps (lazy and unit pools): notified by submitters to `inbox`, and by a thief that

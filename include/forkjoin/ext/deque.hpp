@@ -32,6 +32,7 @@ enum class steal_status {
   lost_race,  // there was an item, but another thief or the owner took it first; worth retrying
   success,    // value holds the stolen item
   contended,  // there was an item, but another thief was claiming from this deque; try another victim
+  declined,   // steal_if: the thief's test refused the item it saw; nothing was taken
 };
 
 template <deque_element T>
@@ -72,6 +73,9 @@ class deque_owner {
   // without reading its slot.
   [[nodiscard]] bool pop_discard() noexcept { return d_->template pop_bottom<false>(); }
   [[nodiscard]] bool empty() const noexcept { return d_->owner_empty(); }
+  // The index the next push will take: every item pushed from now on has an index at least this large
+  // until the owner pops below it.
+  [[nodiscard]] std::int64_t next_index() const noexcept { return d_->bottom_index(); }
 
   // Called on the owner's thread: in asymmetric mode a thief's fence then interrupts only the core this
   // thread runs on, where the platform allows it, instead of every core running a thread of the process
@@ -105,8 +109,19 @@ class deque_thief {
   [[nodiscard]] steal_result<T> steal(BeforeClaim before_claim) noexcept {
     return d_->steal(before_claim);
   }
+  // Like steal(before_claim), but before_claim(index) receives the index of the item the thief is about to
+  // claim and returns whether to claim it: on false the thief leaves the deque as it found it (status
+  // `declined`). Indices are those of deque_owner::next_index(). A thief that declines is one that stopped
+  // before its CAS, which the protocol allows at any time (docs/protocols/deque.md, "Declining an item").
+  template <class Accept>
+    requires std::is_nothrow_invocable_r_v<bool, Accept&, std::int64_t>
+  [[nodiscard]] steal_result<T> steal_if(Accept accept) noexcept {
+    return d_->steal(accept);
+  }
   // A snapshot that may be stale by the time it returns: a hint for choosing victims, not a guarantee.
   [[nodiscard]] bool empty() const noexcept { return d_->thief_empty(); }
+  // The index of the oldest item, or of the next push if empty; only grows. A hint, as empty() is.
+  [[nodiscard]] std::int64_t oldest_index() const noexcept { return d_->top_hint(); }
 
  private:
   friend class deque<T>;
@@ -417,7 +432,11 @@ class deque {
     // may overwrite this slot with index t + capacity; if the owner already has, top_ is past t and the CAS
     // fails, so an overwritten value is never returned.
     const T value = r->at(t).load(std::memory_order_relaxed);  // model: deque.steal.slot
-    before_claim();
+    if constexpr (std::is_invocable_v<BeforeClaim&, std::int64_t>) {
+      if (!before_claim(t)) return {steal_status::declined, T{}, false};
+    } else {
+      before_claim();
+    }
     // seq_cst: the paper's order; pairs with the CAS in pop() and those of other thieves; release so that the
     // owner's acquire load of top_ in push() orders our slot read before its overwrite.
     if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst,
@@ -425,6 +444,16 @@ class deque {
       return {steal_status::lost_race, T{}, false};
     }
     return {steal_status::success, value, false};
+  }
+
+  [[nodiscard]] std::int64_t top_hint() const noexcept {
+    // acquire: as in steal(); a hint only.
+    return top_.load(std::memory_order_acquire);  // model: none (hint)
+  }
+
+  [[nodiscard]] std::int64_t bottom_index() const noexcept {
+    // relaxed: only the owner writes bottom_.
+    return bottom_.load(std::memory_order_relaxed);  // model: none (owner's own value)
   }
 
   [[nodiscard]] bool thief_empty() const noexcept {
