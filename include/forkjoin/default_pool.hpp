@@ -1,9 +1,9 @@
 #pragma once
-// fj::default_pool(): the pool used where none is named (fj::sync_wait(fn, args...), an fj::scope opened on an
-// ordinary thread, the algorithms without a pool argument). A lazy_pool with the default options (one worker
-// per hardware thread, sleeping when idle), created by the first call, one per program, and shut down when
-// the program exits (after main returns, with the other function-local statics). An explicit pool remains
-// the way to choose the worker count, pinning or the stack budget.
+// fj::default_pool(): the pool used where none is named (fj::sync_wait(fn, args...), an fj::scope opened on
+// an ordinary thread, the algorithms without a pool argument). A lazy_pool with the default options (one
+// worker per hardware thread, sleeping when idle), created by the first call, one per program, and shut down
+// when the program exits (after main returns, with the other function-local statics). An explicit pool
+// remains the way to choose the worker count, pinning or the stack budget.
 
 #include "forkjoin/lazy_pool.hpp"
 
