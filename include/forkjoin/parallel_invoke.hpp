@@ -47,7 +47,7 @@ auto parallel_invoke(F&&... fs) {
                 "fj::parallel_invoke: a result type must be default-constructible (it is assigned when the "
                 "function returns)");
   std::tuple<detail::invoke_slot_t<F>...> results;
-  auto functions = std::forward_as_tuple(fs...);
+  auto functions = std::forward_as_tuple(std::forward<F>(fs)...);
   {
     scope s;
     [&]<std::size_t... I>(std::index_sequence<I...>) {

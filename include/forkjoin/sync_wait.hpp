@@ -114,7 +114,8 @@ using plain_result_t = std::remove_cvref_t<std::invoke_result_t<F, Args...>>;
 // The root task that runs a plain function (sync_wait(pool, fn, args...) with fn not a task). Its parameters
 // are references to sync_wait's own, which live until sync_wait returns, after the task.
 template <class R, class F, class... Args>
-task<R> plain_root(F&& fn, Args&&... args) {
+task<R> plain_root(F&& fn, Args&&... args) {  // NOLINT(cppcoreguidelines-rvalue-reference-param-not-moved)
+  // (F and Args are the reference types sync_wait deduced; std::forward passes each on as it came.)
   if constexpr (std::is_void_v<R>) {
     std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
     co_return;

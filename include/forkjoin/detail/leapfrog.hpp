@@ -20,19 +20,20 @@ namespace fj::detail {
 // call, and runs it here. False if there was none.
 inline bool take_back_from_thief(worker_context& self, spawn_record* r) {
   // acquire: pairs with the release stores in run_taken_record(), so runner_base is its runner's.
-  std::uintptr_t const runner_word = r->runner.load(std::memory_order_acquire);  // model: none (spawn.md)
-  if (runner_word == 0 || (runner_word & k_runner_done) != 0) return false;
-  auto* const runner = reinterpret_cast<worker_context*>(runner_word);
+  const void* const running = r->runner.load(std::memory_order_acquire);  // model: none (see spawn.md)
+  if (running == nullptr || running == &k_returned || running == &self) return false;
+  // Not const: the thief handle of its deque is taken from it.
+  auto* const runner = const_cast<worker_context*>(static_cast<const worker_context*>(running));
   std::int64_t const base = r->runner_base;
   auto thief = runner->spawned.thief();
   // Hints, so that a deque holding only older work costs no fence: its oldest item is below base.
   if (thief.empty() || thief.oldest_index() < base) return false;
   auto taken = thief.steal_if([&](std::int64_t index) noexcept {
     // An item at base or above, pushed while r's call still ran, is part of that call (spawn.md "Waiting at a
-    // sync"). acquire: pairs with the release store of the done bit in run_taken_record(); read after the
-    // deque's acquire of the runner's bottom, so an item pushed after the call returned shows the bit here.
+    // sync"). acquire: pairs with the release store of &k_returned in run_taken_record(); read after the
+    // deque's acquire of the runner's bottom, so an item pushed after the call returned shows it here.
     return index >= base &&
-           (r->runner.load(std::memory_order_acquire) & k_runner_done) == 0;  // model: none (spawn.md)
+           r->runner.load(std::memory_order_acquire) != &k_returned;  // model: none (see spawn.md)
   });
   worker_counters::bump(self.counters.steal_attempts);
   if (taken.heavy_fence) worker_counters::bump(self.counters.heavy_fences);

@@ -26,18 +26,19 @@ struct spawn_record {
   void (*run)(spawn_record* self) noexcept;
   scope_state* scope;
   spawn_record* older;  // the scope's previous record since its last sync (a list, newest first)
-  // A record taken from the deque by another worker (a thief, or the owner of a waiting scope): that worker's
-  // address, published before it starts the call, with bit 0 set once the call has returned; 0 before. The
+  // A record taken from the deque by another worker (a thief, or the owner of a waiting scope): null, then
+  // that worker, published before it starts the call, then &k_returned once the call has returned. The
   // scope's owner reads it while it waits at its sync (leapfrog.hpp).
-  std::atomic<std::uintptr_t> runner{0};
+  std::atomic<const void*> runner{nullptr};
   // The runner's spawned.next_index() when it started the call: what it pushes while the call runs has this
   // index or a larger one. Written before `runner` is published, read after.
-  std::int64_t runner_base;
+  std::int64_t runner_base = 0;
   // Checked builds: 1 + the spawn depth of the code that spawned it (spawn.md "The stack bound").
-  std::uint32_t depth;
+  std::uint32_t depth = 0;
 };
 
-inline constexpr std::uintptr_t k_runner_done = 1;
+// What spawn_record::runner holds once the call has returned: no worker's address.
+inline constexpr char k_returned = 0;
 
 // Thread-local state of plain spawns: the innermost scope open on this thread (scopes nest by C++ scoping),
 // and, in checked builds, the spawn depth of the code running on this thread.
@@ -85,18 +86,17 @@ class scope_state {
 // Runs a record that this worker took from another worker's deque (its scheduler loop, or a wait at a sync),
 // or that was left in its own deque. The record and its scope must not be touched after stolen_finished().
 inline void run_taken_record(worker_context& w, spawn_record* r) noexcept {
-  auto const self = reinterpret_cast<std::uintptr_t>(&w);
   r->runner_base = w.spawned_owner.next_index();
   // release: pairs with the acquire load in the owner's wait (leapfrog.hpp), publishing runner_base.
-  r->runner.store(self, std::memory_order_release);  // model: none (see spawn.md)
+  r->runner.store(&w, std::memory_order_release);  // model: none (see spawn.md)
   scope_state* const scope = r->scope;
   std::uint32_t const saved_depth = tls_spawn_depth;
   if constexpr (k_stack_checks) tls_spawn_depth = r->depth;
-  r->run(r);  // destroys the record's contents; its memory and these two fields stay until the sync
+  r->run(r);  // destroys the call and its arguments; the record's own fields stay until the sync
   if constexpr (k_stack_checks) tls_spawn_depth = saved_depth;
   // release: pairs with the acquire load in the owner's accept test (leapfrog.hpp): what this worker pushes
   // from now on is not the call's work, and an owner that takes such an item sees this store first.
-  r->runner.store(self | k_runner_done, std::memory_order_release);  // model: none (see spawn.md)
+  r->runner.store(&k_returned, std::memory_order_release);  // model: none (see spawn.md)
   scope->stolen_finished();
 }
 
