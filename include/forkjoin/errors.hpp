@@ -83,8 +83,9 @@ class open_scope_error : public error {
               " inside an open fork-join scope whose continuation was stolen: co_await fj::join first") {}
 };
 
-// An fj::scope used against its rules (docs/api.md "fj::scope"): a spawn or sync from another thread than the
-// one that opened it, from a child of the scope, or while a scope opened after it is still open.
+// An fj::scope used against its rules (docs/protocols/spawn.md "Where a scope may be used"): a spawn or sync
+// from another thread than the one that opened it, from a child of the scope, or while a scope opened after
+// it is still open.
 class scope_error : public error {
  public:
   explicit scope_error(const std::string& what) : error("fj::scope: " + what) {}

@@ -25,10 +25,10 @@
 // are done. On a unit_pool, and everywhere when the program is built with FJ_SERIAL_ELISION=1, spawn runs the
 // call at once (the serial program's order; the exceptions still wait for the sync).
 //
-// Rules (each a fj::scope_error, docs/api.md "fj::scope"): spawn and sync only from the code that opened
-// the scope, on its thread, not from a child, and not while a scope opened after it is still open. A scope
-// in a task must not stay open across a co_await that may move the task to another worker (sync first): that
-// stops the process with a message.
+// Rules (each a fj::scope_error, docs/protocols/spawn.md "Where a scope may be used"): spawn and sync only
+// from the code that opened the scope, on its thread, not from a child, and not while a scope opened after it
+// is still open. A scope in a task must not stay open across a co_await that may move the task to another
+// worker (sync first): that stops the process with a message.
 
 #include <atomic>
 #include <concepts>
