@@ -41,6 +41,7 @@ void pool_engine::run(worker_context& w) {
   tls_owner = w.owner;
   // Thieves' fences then interrupt this worker's core alone (deque.md "Interrupting the victim's core only").
   w.owner.bind_thread();
+  w.spawned_owner.bind_thread();
   // Every stack this worker grows (its own, adopted ones, roots' and fresh ones after steals) is grown on
   // this thread, so the pool's budget applies to all of them.
   tls_stack_budget = stack_budget_;
@@ -87,6 +88,7 @@ void pool_engine::run(worker_context& w) {
   delete w.spare;
   w.spare = nullptr;
   use_stack(&w, segmented_stack::no_worker());
+  w.spawned_owner.unbind_thread();
   w.owner.unbind_thread();
   tls_owner = fj::deque_owner<std::coroutine_handle<>>::unbound();
   tls_worker = nullptr;
