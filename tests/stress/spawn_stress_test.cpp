@@ -75,7 +75,7 @@ struct tree_params {
   }
 };
 
-std::uint64_t node_budget() { return fj::test::scaled(6000, 800); }
+std::uint64_t node_budget() { return fj::test::scaled(6000, 2000); }
 
 int depth_for(double mean, std::uint64_t budget, int cap) {
   if (mean <= 1.0) return cap;
@@ -464,7 +464,7 @@ void check_random_trees(Pool& pool, tree_run run, std::size_t config_index) {
   std::string const name = name_of(run);
   fj::worker_stats const before = summed(pool);
   figures here;
-  std::uint64_t const trees = fj::test::scaled(24, 6);
+  std::uint64_t const trees = fj::test::scaled(24, 12);
   for (std::uint64_t t = 0; t < trees; ++t) {
     std::uint64_t const tree_seed = mix(seed + 7919 * config_index + t);
     std::string const label =
