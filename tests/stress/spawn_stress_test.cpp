@@ -464,7 +464,7 @@ void check_random_trees(Pool& pool, tree_run run, std::size_t config_index) {
   std::string const name = name_of(run);
   fj::worker_stats const before = summed(pool);
   figures here;
-  std::uint64_t const trees = fj::test::scaled(24, 12);
+  std::uint64_t const trees = fj::test::scaled(40, 16);
   for (std::uint64_t t = 0; t < trees; ++t) {
     std::uint64_t const tree_seed = mix(seed + 7919 * config_index + t);
     std::string const label =
