@@ -192,6 +192,8 @@ std::vector<worker_stats> pool_engine::stats() const {
          c.steals_contended.load(std::memory_order_relaxed),
          c.steals_at_sync.load(std::memory_order_relaxed)});
   }
+  // relaxed: a statistic.
+  if (!out.empty()) out.front().exceptions_dropped += dropped_off_worker_.load(std::memory_order_relaxed);
   return out;
 }
 
@@ -239,6 +241,11 @@ const std::string& pool_core::description() const noexcept { return engine_->des
 std::size_t pool_core::stack_budget() const noexcept { return engine_->stack_budget_; }
 inflight_counter& pool_core::inflight() noexcept { return engine_->inflight_; }
 void pool_core::submit_any(submission* node) noexcept { engine_->submit_any(node); }
+
+void pool_core::count_dropped_exception() noexcept {
+  // relaxed: a statistic; any thread may count.
+  engine_->dropped_off_worker_.fetch_add(1, std::memory_order_relaxed);  // model: none (statistic)
+}
 void pool_core::submit_to(std::size_t target, submission* node) noexcept { engine_->submit_to(target, node); }
 std::vector<worker_stats> pool_core::stats() const { return engine_->stats(); }
 

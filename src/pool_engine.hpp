@@ -61,7 +61,10 @@ class pool_engine {
 
   std::atomic<std::size_t> next_target_{0};
   std::atomic<bool> stop_{false};
-  std::atomic<std::size_t> submitters_{0};  // threads inside submit_to/any(), which the destructor waits for
+  std::atomic<std::size_t> submitters_{0};
+  std::atomic<std::uint64_t> dropped_off_worker_{
+      0};  // pool_core::count_dropped_exception()  // threads inside submit_to/any(), which the destructor
+           // waits for
   shared_queue shared_;
   inflight_counter inflight_;
   std::mutex shutdown_mutex_;

@@ -43,10 +43,12 @@ struct pool_options {
 // Per-worker counters, cheap enough to be always on: each is written only by its worker, on the scheduler's
 // slow paths (never on a fork or a join).
 struct worker_stats {
-  std::uint64_t steal_attempts = 0;      // deques this worker tried to steal from
-  std::uint64_t steals = 0;              // continuations and spawned children it stole
-  std::uint64_t roots_run = 0;           // root tasks (sync_wait) it finished
-  std::uint64_t exceptions_dropped = 0;  // child exceptions dropped because another was already captured
+  std::uint64_t steal_attempts = 0;  // deques this worker tried to steal from
+  std::uint64_t steals = 0;          // continuations and spawned children it stole
+  std::uint64_t roots_run = 0;       // root tasks (sync_wait) it finished
+  // Child exceptions dropped because another was already captured, or because an fj::scope was destroyed
+  // during unwinding (those dropped on a thread that is not a worker are counted on the first worker).
+  std::uint64_t exceptions_dropped = 0;
   std::uint64_t submissions_run = 0;     // tasks it took from its submission queue (roots and resume_on)
   std::uint64_t sleeps = 0;              // times it went to sleep (lazy and unit pools)
   std::uint64_t nanoseconds_asleep = 0;  // total time asleep

@@ -94,9 +94,11 @@ struct record_of final : spawn_record {
   }
 };
 
-// Runs a call at once, passing its exception to the scope (serial elision, a pool without thieves).
+// Runs a call at once, passing its exception to the scope (serial elision, a pool without thieves). The
+// scope counts as syncing meanwhile: the call is its child and may not spawn into it or sync it.
 template <class Out, class F, class... Args>
 void run_now(scope_state& s, Out* out, F&& fn, Args&&... args) noexcept {
+  s.syncing_ = true;
   try {
     if constexpr (std::is_void_v<Out>) {
       std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
@@ -106,6 +108,7 @@ void run_now(scope_state& s, Out* out, F&& fn, Args&&... args) noexcept {
   } catch (...) {
     s.capture(std::current_exception());
   }
+  s.syncing_ = false;
 }
 
 // One child of a scope opened on an ordinary thread: a root task of the scope's pool that runs the record.
@@ -329,6 +332,8 @@ class scope : private detail::scope_state {
     if (std::uncaught_exceptions() == 0) std::rethrow_exception(std::move(e));
     if (detail::worker_context* w = detail::tls_worker) {
       detail::worker_counters::bump(w->counters.exceptions_dropped);
+    } else if (external_pool_ != nullptr) {
+      external_pool_->count_dropped_exception();
     }
   }
 
@@ -341,8 +346,9 @@ class scope : private detail::scope_state {
   // children: they are in the first worker's deque and on its stack.
   [[nodiscard]] bool moved() const noexcept { return worker_ != nullptr && detail::tls_worker != worker_; }
 
+  // On another worker this may be a child that thieves took, or the scope's own task moved by a co_await:
+  // both get the error, and in the second case the scope's destructor then stops the process.
   [[noreturn, gnu::cold, gnu::noinline]] void misuse_throw(const char* operation) const {
-    if (moved()) misuse_fatal();
     throw scope_error(std::string(operation) +
                       " called from a child of the scope, from another thread, or while a scope opened after "
                       "this one is still open");

@@ -87,6 +87,10 @@ class pool_core {
 
   [[nodiscard]] std::vector<worker_stats> stats() const;
 
+  // A child's exception dropped on a thread that is not one of the pool's workers (an fj::scope opened on an
+  // ordinary thread, destroyed during unwinding): counted in the first worker's exceptions_dropped.
+  void count_dropped_exception() noexcept;
+
  private:
   pool_core(const config& cfg, build_mode mode);
 
