@@ -28,7 +28,8 @@
 // Rules (each a fj::scope_error, docs/protocols/spawn.md "Where a scope may be used"): spawn and sync only
 // from the code that opened the scope, on its thread, not from a child, and not while a scope opened after it
 // is still open. A scope in a task must not stay open across a co_await that may move the task to another
-// worker (sync first): that stops the process with a message.
+// worker (sync first): there spawn and sync throw fj::scope_error, and the destructor stops the process with
+// a message.
 
 #include <atomic>
 #include <concepts>
