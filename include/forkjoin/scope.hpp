@@ -45,6 +45,7 @@
 #include <utility>
 
 #include "forkjoin/default_pool.hpp"
+#include "forkjoin/detail/arguments.hpp"
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/leapfrog.hpp"
 #include "forkjoin/detail/pool_core.hpp"
@@ -65,8 +66,68 @@ namespace detail {
 
 inline constexpr bool serial_elision = FJ_SERIAL_ELISION != 0;
 
-// A spawned call: F and Args as deduced from spawn's forwarding references, so an lvalue is kept by
-// reference and an rvalue by value (moved in), then passed on as it came. Out is void or the result's target.
+// What a spawn keeps of argument Arg (as spawn's forwarding reference deduced it) for parameter Param: a
+// reference to the caller's object where an lvalue meets an lvalue-reference parameter (as a call would bind
+// it), and otherwise a copy made at the spawn, or the rvalue moved in (as a by-value parameter, or a const&
+// bound to a temporary, would have it when the call is made at once). So `for (...) s.spawn(f, i)` passes
+// each child the i of its spawn, and a temporary lives until the call returns.
+template <class Param, class Arg>
+struct kept_argument {
+  using type = std::conditional_t<std::is_lvalue_reference_v<Param> && std::is_lvalue_reference_v<Arg>, Arg,
+                                  std::decay_t<Arg>>;
+};
+// A member function's object: an lvalue is the caller's object, as std::invoke would use it.
+template <class C, class Arg>
+struct kept_argument<object_parameter<C>, Arg> {
+  using type = std::conditional_t<std::is_lvalue_reference_v<Arg>, Arg, std::decay_t<Arg>>;
+};
+template <class Param, class Arg>
+using kept_argument_t = typename kept_argument<Param, Arg>::type;
+
+// The kept types of Args for callable F. Where F's parameters cannot be named (a generic lambda, an
+// overloaded function object; detail/arguments.hpp), or past them, every argument is copied, as std::thread
+// does: pass std::ref(x) for a reference.
+template <class F, class... Args>
+struct kept_arguments {
+  using type = std::tuple<std::decay_t<F>, std::decay_t<Args>...>;
+};
+template <class F, class... Args>
+  requires parameters_of<std::remove_cvref_t<F>>::known
+struct kept_arguments<F, Args...> {
+  template <std::size_t I, class Arg, class... P>
+  static auto kept_one(type_list<P...> /*params*/) {
+    if constexpr (I < sizeof...(P)) {
+      return std::type_identity<kept_argument_t<typename type_at<I, P...>::type, Arg>>{};
+    } else {
+      return std::type_identity<std::decay_t<Arg>>{};
+    }
+  }
+  template <std::size_t... I>
+  static auto all(std::index_sequence<I...> /*indices*/) {
+    using params = typename parameters_of<std::remove_cvref_t<F>>::params;
+    return std::type_identity<
+        std::tuple<std::decay_t<F>, typename decltype(kept_one<I, Args>(params{}))::type...>>{};
+  }
+  using type = typename decltype(all(std::index_sequence_for<Args...>{}))::type;
+};
+
+// Whether the call can be made with the arguments as kept (references as lvalues, values as rvalues).
+template <class Tuple>
+inline constexpr bool kept_invocable = false;
+template <class... Kept>
+inline constexpr bool kept_invocable<std::tuple<Kept...>> = std::is_invocable_v<Kept&&...>;
+
+// Applies the kept call.
+template <class Tuple>
+decltype(auto) invoke_kept(Tuple&& call) {
+  return std::apply(
+      [](auto&&... a) -> decltype(auto) { return std::invoke(std::forward<decltype(a)>(a)...); },
+      std::forward<Tuple>(call));
+}
+
+// A spawned call: the function object (copied, as std::thread does) and the arguments as kept_arguments
+// keeps them, passed on as kept: references as lvalues, kept values as rvalues. Out is void or the result's
+// target.
 template <class Out, class F, class... Args>
 struct record_of final : spawn_record {
   template <class G, class... A>
@@ -76,16 +137,15 @@ struct record_of final : spawn_record {
         call(std::forward<G>(fn), std::forward<A>(args)...) {}
 
   Out* out;
-  std::tuple<F, Args...> call;
+  typename kept_arguments<F, Args...>::type call;
 
   static void run_it(spawn_record* base) noexcept {
     auto* const self = static_cast<record_of*>(base);
     try {
       if constexpr (std::is_void_v<Out>) {
-        std::apply([](auto&&... a) { std::invoke(std::forward<decltype(a)>(a)...); }, std::move(self->call));
+        invoke_kept(std::move(self->call));
       } else {
-        *self->out = std::apply([](auto&&... a) { return std::invoke(std::forward<decltype(a)>(a)...); },
-                                std::move(self->call));
+        *self->out = invoke_kept(std::move(self->call));
       }
     } catch (...) {
       self->scope->capture(std::current_exception());
@@ -101,10 +161,12 @@ template <class Out, class F, class... Args>
 void run_now(scope_state& s, Out* out, F&& fn, Args&&... args) noexcept {
   s.syncing_ = true;
   try {
+    // Kept as a queued child's would be, so that the call sees the same arguments in every mode.
+    typename kept_arguments<F, Args...>::type call(std::forward<F>(fn), std::forward<Args>(args)...);
     if constexpr (std::is_void_v<Out>) {
-      std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
+      invoke_kept(std::move(call));
     } else {
-      *out = std::invoke(std::forward<F>(fn), std::forward<Args>(args)...);
+      *out = invoke_kept(std::move(call));
     }
   } catch (...) {
     s.capture(std::current_exception());
@@ -192,6 +254,11 @@ class scope : private detail::scope_state {
 
   template <class Out, class F, class... Args>
   [[gnu::always_inline]] void spawn_call(Out* out, F&& fn, Args&&... args) {
+    static_assert(
+        detail::kept_invocable<typename detail::kept_arguments<F, Args...>::type>,
+        "fj::scope::spawn: fn cannot be called with its arguments as spawn keeps them: an lvalue is "
+        "copied unless it meets an lvalue-reference parameter that spawn can see (not a generic "
+        "lambda's); pass std::ref(x) to share an object");
     if (detail::tls_scope != this || syncing_) [[unlikely]]
       misuse_throw("spawn");
     if constexpr (detail::serial_elision) {
