@@ -7,11 +7,11 @@
 // the leapfrog rule (wait_for_stolen, take_back_from_thief). Thread 1 (the thief) steals from the owner's
 // deque and runs what it took with run_taken_record: it publishes itself in the record's `runner`, runs the
 // call, sets the done bit and increments the scope's stolen_done_. A call is a leaf (it writes its result, or
-// throws) or a parent: it opens a nested scope on whichever worker runs it, spawns leaf children onto that
-// worker's deque, syncs them (popping back, or waiting for those the other worker took back, with the same
-// leapfrog rule) and rethrows the nested scope's first exception. The functions below follow the production
-// code statement by statement; each atomic operation carries the `// model:` marker of its production twin
-// (tests/model/drift_check.cpp).
+// throws) or a parent: it opens a nested scope on whichever worker runs it, spawns its children (leaves or
+// parents in turn) onto that worker's deque, syncs them (popping back, or waiting for those the other worker
+// took, with the same leapfrog rule) and rethrows the nested scope's first exception. The functions below
+// follow the production code statement by statement; each atomic operation carries the `// model:` marker of
+// its production twin (tests/model/drift_check.cpp).
 //
 // Checked in every execution:
 //  (a) every record runs exactly once; when the owner's sync returns, every result (and the nested scope's
@@ -39,7 +39,7 @@ using fj_model::st;
 using fj_model::steal_result;
 
 constexpr int k_workers = 2;
-constexpr int k_max_records = 6;  // record ids 1..5; 0 is "none"
+constexpr int k_max_records = 6;  // record ids 1..5; 0 is "none" (and, as a scope, the owner's)
 constexpr int k_foreign = 7;      // an item the thief pushes after the stolen call returned (no record)
 constexpr int k_old = 8;          // an item the thief pushed before it stole (older work of its own)
 constexpr std::uintptr_t k_runner_done = 1;
