@@ -380,7 +380,7 @@ class scope : private detail::scope_state {
     }
     stolen_ = 0;
     // relaxed: every thief that counted has finished with this scope (the acquire in wait_for_stolen).
-    stolen_done_.store(0, std::memory_order_relaxed);  // model: none (see spawn.md)
+    stolen_done_.store(0, std::memory_order_relaxed);  // model: spawn.stolen_done.reset
   }
 
   [[gnu::noinline]] void finish_external() noexcept {
@@ -395,7 +395,7 @@ class scope : private detail::scope_state {
   // The destructor found a child's exception. With no other exception in flight it is thrown; during
   // unwinding (or inside a destructor called by it) throwing would terminate, so it is dropped and counted.
   [[gnu::cold, gnu::noinline]] void end_with_exception() {
-    exception_claimed_.store(0, std::memory_order_relaxed);  // model: none (see spawn.md)
+    exception_claimed_.store(0, std::memory_order_relaxed);  // model: spawn.exception.reset.dtor
     std::exception_ptr e = std::exchange(exception_, nullptr);
     if (std::uncaught_exceptions() == 0) std::rethrow_exception(std::move(e));
     if (detail::worker_context* w = detail::tls_worker) {
@@ -406,7 +406,7 @@ class scope : private detail::scope_state {
   }
 
   [[gnu::cold, gnu::noinline]] void rethrow_first() {
-    exception_claimed_.store(0, std::memory_order_relaxed);  // model: none (see spawn.md)
+    exception_claimed_.store(0, std::memory_order_relaxed);  // model: spawn.exception.reset.sync
     std::rethrow_exception(std::exchange(exception_, nullptr));
   }
 

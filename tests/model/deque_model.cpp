@@ -5,9 +5,10 @@
 // during the call (model_support.hpp, membarrier()); so the model checks the asymmetric argument itself, not
 // the symmetric one in its place.
 //
-// The class below follows the production code statement by statement. Every atomic operation and fence
-// carries the `// model:` marker of its production twin; tests/model/drift_check.cpp fails the build when
-// the two lines disagree on the operation or the memory order.
+// The deque class (model_deque.hpp, shared with the plain-spawn model) follows the production code statement
+// by statement. Every atomic operation and fence carries the `// model:` marker of its production twin;
+// tests/model/drift_check.cpp fails the build when the two lines disagree on the operation or the memory
+// order.
 //
 // Checked in every execution: each pushed item is taken exactly once (by a pop or a steal), a taken item has
 // the value that was pushed, and the taker's read of the item's payload (a plain variable the owner wrote
@@ -19,247 +20,15 @@
 
 #include <cstdint>
 
-#include "model_support.hpp"
+#include "model_deque.hpp"
 
 namespace {
 
-using fj_model::ld;
-using fj_model::rmw;
+using fj_model::deque_mode;
+using fj_model::k_max_items;
+using fj_model::model_deque;
 using fj_model::st;
-
-enum class deque_mode { symmetric, asymmetric, tsan };
-
-constexpr int k_max_items = 8;
-constexpr int k_slot_storage = 1 + 2 + 4 + 8 + 16;
-
-// A buffer of 2^k slots inside the suite's fixed storage (Relacy's atomics cannot live in vectors).
-struct ring {
-  std::int64_t mask = 0;
-  rl::atomic<int>* slots = nullptr;
-  rl::atomic<int>& at(std::int64_t i) const { return slots[i & mask]; }
-};
-
-struct steal_result {
-  bool success;
-  int value;
-  int owner_stack;  // what before_claim read
-};
-
-// fj::deque<int>, member for member: top_, bottom_, ring_, owner_slots_, owner_mask_, owner_limit_.
-class model_deque {
- public:
-  void init(deque_mode mode, std::int64_t capacity) {
-    asymmetric_ = mode == deque_mode::asymmetric;
-    tsan_ = mode == deque_mode::tsan;
-    top_.store(0, rl::mo_relaxed, RL_INFO);
-    bottom_.store(0, rl::mo_relaxed, RL_INFO);
-    claiming_.store(false, rl::mo_relaxed, RL_INFO);
-    fenced_ = 0;
-    fenced_successes_ = 0;
-    int used = 0;
-    std::int64_t cap = capacity;
-    for (ring& r : rings_) {
-      r.mask = cap - 1;
-      r.slots = &storage_[used];
-      // Value-initialised, as the production slots.
-      for (std::int64_t i = 0; i < cap && used < k_slot_storage; ++i)
-        storage_[used++].store(0, rl::mo_relaxed, RL_INFO);
-      cap *= 2;
-    }
-    rings_used_ = 1;
-    use_ring(&rings_[0]);
-    owner_limit_ = owner_mask_ + 1;
-  }
-
-  void push(int value) {
-    const std::int64_t b =
-        bottom_.load(ld(rl::mo_relaxed, "deque.push.bottom"), RL_INFO);  // model: deque.push.bottom
-    if (b >= owner_limit_) {
-      push_at_limit(value, b);
-      return;
-    }
-    publish(value, b);
-  }
-
-  void push_at_limit(int value, std::int64_t b) {
-    const std::int64_t t = top_.load(ld(rl::mo_acquire, "deque.push.top"), RL_INFO);  // model: deque.push.top
-    if (b - t > owner_mask_) {
-      grow_and_push(value, t, b);
-      return;
-    }
-    owner_limit_ = t + owner_mask_ + 1;
-    publish(value, b);
-  }
-
-  void publish(int value, std::int64_t b) {
-    owner_slots_[b & owner_mask_].store(value, st(rl::mo_relaxed, "deque.publish.slot"),
-                                        RL_INFO);  // model: deque.publish.slot
-    if (tsan_) {
-      bottom_.store(b + 1, st(rl::mo_release, "deque.publish.bottom.tsan"),
-                    RL_INFO);  // model: deque.publish.bottom.tsan
-    } else {
-      fj_model::release_fence("deque.publish.fence");  // model: deque.publish.fence
-      bottom_.store(b + 1, st(rl::mo_relaxed, "deque.publish.bottom"),
-                    RL_INFO);  // model: deque.publish.bottom
-    }
-  }
-
-  // Returns the item, or 0 for "nothing".
-  int pop() {
-    const std::int64_t b =
-        bottom_.load(ld(rl::mo_relaxed, "deque.pop.bottom"), RL_INFO) - 1;  // model: deque.pop.bottom
-    std::int64_t t = 0;
-    if (tsan_) {
-      bottom_.store(b, st(rl::mo_seq_cst, "deque.pop.reserve.tsan"),
-                    RL_INFO);                                            // model: deque.pop.reserve.tsan
-      t = top_.load(ld(rl::mo_seq_cst, "deque.pop.top.tsan"), RL_INFO);  // model: deque.pop.top.tsan
-    } else {
-      bottom_.store(b, st(rl::mo_relaxed, "deque.pop.reserve"), RL_INFO);  // model: deque.pop.reserve
-      if (asymmetric_) {
-        fj_model::compiler_fence("deque.pop.fence.asymmetric");  // model: deque.pop.fence.asymmetric
-      } else {
-        fj_model::seq_cst_fence("deque.pop.fence");  // model: deque.pop.fence
-      }
-      t = top_.load(ld(rl::mo_relaxed, "deque.pop.top"), RL_INFO);  // model: deque.pop.top
-    }
-
-    if (t < b) {
-      return owner_slots_[b & owner_mask_].load(ld(rl::mo_relaxed, "deque.pop.slot"),
-                                                RL_INFO);  // model: deque.pop.slot
-    }
-    if (t == b) {
-      const int value = owner_slots_[b & owner_mask_].load(ld(rl::mo_relaxed, "deque.pop.last.slot"),
-                                                           RL_INFO);  // model: deque.pop.last.slot
-      const bool won = top_.compare_exchange_strong(t, t + 1, rmw(rl::mo_seq_cst, "deque.pop.cas"), RL_INFO,
-                                                    rl::mo_acquire, RL_INFO);  // model: deque.pop.cas
-      restore_bottom(b + 1);
-      return won ? value : 0;
-    }
-    restore_bottom(b + 1);
-    if (!tsan_) {
-      fj_model::acquire_fence("deque.pop.empty.fence");  // model: deque.pop.empty.fence
-    }
-    return 0;
-  }
-
-  void restore_bottom(std::int64_t b) {
-    if (tsan_) {
-      bottom_.store(b, st(rl::mo_seq_cst, "deque.restore.bottom.tsan"),
-                    RL_INFO);  // model: deque.restore.bottom.tsan
-    } else {
-      bottom_.store(b, st(rl::mo_relaxed, "deque.restore.bottom"), RL_INFO);  // model: deque.restore.bottom
-    }
-  }
-
-  // `owner_stack`: the owner's published stack number, read where production's before_claim runs.
-  steal_result steal(rl::atomic<int>& owner_stack) {
-    std::int64_t t = 0;
-    std::int64_t b = 0;
-    if (tsan_) {
-      t = top_.load(ld(rl::mo_seq_cst, "deque.steal.top.tsan"), RL_INFO);  // model: deque.steal.top.tsan
-      b = bottom_.load(ld(rl::mo_seq_cst, "deque.steal.bottom.tsan"),
-                       RL_INFO);  // model: deque.steal.bottom.tsan
-    } else if (asymmetric_) {
-      return steal_asymmetric(owner_stack);
-    } else {
-      t = top_.load(ld(rl::mo_acquire, "deque.steal.top"), RL_INFO);        // model: deque.steal.top
-      fj_model::seq_cst_fence("deque.steal.fence");                         // model: deque.steal.fence
-      b = bottom_.load(ld(rl::mo_acquire, "deque.steal.bottom"), RL_INFO);  // model: deque.steal.bottom
-    }
-    return claim(t, b, owner_stack);
-  }
-
-  // The hint load of the token is left out: it only skips the exchange.
-  steal_result steal_asymmetric(rl::atomic<int>& owner_stack) {
-    std::int64_t t = top_.load(ld(rl::mo_acquire, "deque.steal.top.asymmetric"),
-                               RL_INFO);  // model: deque.steal.top.asymmetric
-    if (t >= bottom_.load(ld(rl::mo_acquire, "deque.steal.peek.asymmetric"),
-                          RL_INFO)) {  // model: deque.steal.peek.asymmetric
-      return {false, 0, 0};
-    }
-    if (claiming_.exchange(true, rmw(rl::mo_acquire, "deque.steal.token.take"),
-                           RL_INFO)) {  // model: deque.steal.token.take
-      return {false, 0, 0};
-    }
-    t = top_.load(ld(rl::mo_acquire, "deque.steal.retop.asymmetric"),
-                  RL_INFO);  // model: deque.steal.retop.asymmetric
-    if (t >= bottom_.load(ld(rl::mo_acquire, "deque.steal.repeek.asymmetric"),
-                          RL_INFO)) {  // model: deque.steal.repeek.asymmetric
-      if (!fj_model::protocol_mutant("deque.steal.token.kept_when_empty")) give_back_token();
-      return {false, 0, 0};
-    }
-    // Production interrupts only the owner's core when the owner is bound, as in a pool (cpu_fence.hpp);
-    // the model takes that weaker case, a barrier in the owner (thread 0) alone.
-    fj_model::process_wide_fence("deque.steal.fence.asymmetric", 0);  // model: deque.steal.fence.asymmetric
-    const std::int64_t b = bottom_.load(ld(rl::mo_acquire, "deque.steal.bottom.asymmetric"),
-                                        RL_INFO);  // model: deque.steal.bottom.asymmetric
-    const steal_result result = claim(t, b, owner_stack);
-    give_back_token();
-    fenced_ += 1;
-    if (result.success) fenced_successes_ += 1;
-    return result;
-  }
-
-  void give_back_token() {
-    claiming_.store(false, st(rl::mo_release, "deque.steal.token.give"),
-                    RL_INFO);  // model: deque.steal.token.give
-  }
-
-  steal_result claim(std::int64_t t, std::int64_t b, rl::atomic<int>& owner_stack) {
-    if (t >= b) return {false, 0, 0};
-    const ring* r = ring_.load(ld(rl::mo_acquire, "deque.steal.ring"), RL_INFO);  // model: deque.steal.ring
-    const int value =
-        r->at(t).load(ld(rl::mo_relaxed, "deque.steal.slot"), RL_INFO);  // model: deque.steal.slot
-    const int stack =
-        owner_stack.load(ld(rl::mo_relaxed, "worker.stack.read"), RL_INFO);  // model: worker.stack.read
-    if (!top_.compare_exchange_strong(t, t + 1, rmw(rl::mo_seq_cst, "deque.steal.cas"), RL_INFO,
-                                      rl::mo_relaxed,
-                                      RL_INFO)) {  // model: deque.steal.cas
-      return {false, 0, 0};
-    }
-    return {true, value, stack};
-  }
-
-  // Asymmetric mode: the token is free once every thief has returned.
-  bool token_free() { return !claiming_.load(rl::mo_relaxed, RL_INFO); }
-  int fenced() const { return fenced_; }
-  int fenced_successes() const { return fenced_successes_; }
-
-  void grow_and_push(int value, std::int64_t t, std::int64_t b) {
-    ring* bigger = &rings_[rings_used_++];
-    RL_ASSERT(bigger->mask == 2 * (owner_mask_ + 1) - 1);
-    for (std::int64_t i = t; i < b; ++i) {
-      const int item = owner_slots_[i & owner_mask_].load(ld(rl::mo_relaxed, "deque.grow.load"),
-                                                          RL_INFO);                // model: deque.grow.load
-      bigger->at(i).store(item, st(rl::mo_relaxed, "deque.grow.store"), RL_INFO);  // model: deque.grow.store
-    }
-    use_ring(bigger);
-    owner_limit_ = t + owner_mask_ + 1;
-    publish(value, b);
-  }
-
-  void use_ring(ring* r) {
-    owner_slots_ = r->slots;
-    owner_mask_ = r->mask;
-    ring_.store(r, st(rl::mo_release, "deque.use_ring"), RL_INFO);  // model: deque.use_ring
-  }
-
- private:
-  rl::atomic<std::int64_t> top_;
-  rl::atomic<std::int64_t> bottom_;
-  rl::atomic<ring*> ring_;
-  rl::atomic<int>* owner_slots_ = nullptr;
-  std::int64_t owner_mask_ = 0;
-  std::int64_t owner_limit_ = 0;
-  rl::atomic<bool> claiming_;
-  int fenced_ = 0;            // membarriers issued (asymmetric mode)
-  int fenced_successes_ = 0;  // of those, followed by a successful claim
-  bool asymmetric_ = false;
-  bool tsan_ = false;
-  ring rings_[5];
-  int rings_used_ = 0;
-  rl::atomic<int> storage_[k_slot_storage];
-};
+using fj_model::steal_result;
 
 // A scenario: the owner runs `owner_script` ('p' push the next item, 'P' pop), then pops until the deque is
 // empty (after the thieves have finished, if `owner_waits`); each of the other threads tries `steals`
@@ -327,11 +96,17 @@ struct deque_suite : rl::test_suite<deque_suite<Threads>, Threads> {
       }
     } else {
       for (int i = 0; i < config.steals; ++i) {
-        if (const steal_result r = d.steal(owner_stack); r.success) {
+        int stack = 0;  // what before_claim read: worker_context.hpp's stack_of
+        auto read_stack = [&](std::int64_t) {
+          stack = owner_stack.load(fj_model::ld(rl::mo_relaxed, "worker.stack.read"),
+                                   RL_INFO);  // model: worker.stack.read
+          return true;
+        };
+        if (const steal_result r = d.steal(read_stack); r.success) {
           take(r.value);
           // Neither older than the push (the acquire of bottom) nor newer than the owner's next empty pop
           // (the failed pop's acquire of our CAS).
-          RL_ASSERT(r.owner_stack == pushed_on[r.value](RL_INFO));
+          RL_ASSERT(stack == pushed_on[r.value](RL_INFO));
         }
       }
     }

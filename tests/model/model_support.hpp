@@ -451,7 +451,11 @@ inline bool run_scenario(const scenario& sc, const options& opt, totals& t) {
 //   --fences-as-seq-cst                model compiler_fence() and process_wide_fence() as seq_cst fences
 // Environment, for longer runs than the test budget allows: FJ_MODEL_SCALE multiplies the sampled
 // (random-scheduler) iteration counts, FJ_MODEL_EXTRA_BOUND raises every preemption bound.
-inline int main_for(const char* model, std::vector<scenario> scenarios, int argc, char** argv) {
+// `list_prefix`: --list-mutants lists only the sites whose names start with it (a model that reuses another
+// model's code leaves that code's mutants to it); `list_iterations`: the sampled executions per scenario that
+// find the sites, or 0 to run each scenario with its own scheduler instead.
+inline int main_for(const char* model, std::vector<scenario> scenarios, int argc, char** argv,
+                    const char* list_prefix = "", rl::iteration_t list_iterations = 200) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   options opt;
   if (const char* s = std::getenv("FJ_MODEL_SCALE")) opt.scale = std::atof(s);
@@ -494,19 +498,26 @@ inline int main_for(const char* model, std::vector<scenario> scenarios, int argc
   }
 
   if (opt.list_mutants) {
-    // 200 sampled executions of every scenario record the sites they reach; the sites are what the matrix
-    // mutates (a site no scenario reaches has no mutant: the reports list the sites, the drift check the
-    // markers).
+    // Sampled executions (200 unless the model asks for more) of every scenario record the sites they reach;
+    // the sites are what the matrix mutates (a site no scenario reaches has no mutant: the reports list the
+    // sites, the drift check the markers).
     totals ignored;
     for (scenario sc : scenarios) {
+      if (list_iterations == 0) {
+        // The scenario as it runs: for sites that only a rare interleaving reaches.
+        options quiet = opt;
+        run_scenario(sc, quiet, ignored);
+        continue;
+      }
       sc.scheduler = rl::random_scheduler_type;
-      sc.iterations = 200;
+      sc.iterations = list_iterations;
       options quiet = opt;
       quiet.scale = 1.0;
       run_scenario(sc, quiet, ignored);
     }
     std::printf("mutants:\n");
     for (int i = 0; i < r.seen_count; ++i) {
+      if (std::strncmp(r.seen[i].name, list_prefix, std::strlen(list_prefix)) != 0) continue;
       for (const std::string& w : weakenings(r.seen[i])) {
         std::printf("mutant %s/%s:%s %s %s\n", r.seen[i].mode, r.seen[i].name, w.c_str(),
                     kind_name(r.seen[i].kind), order_name(r.seen[i].order));

@@ -20,7 +20,7 @@ namespace fj::detail {
 // call, and runs it here. False if there was none.
 inline bool take_back_from_thief(worker_context& self, spawn_record* r) {
   // acquire: pairs with the release stores in run_taken_record(), so runner_base is its runner's.
-  const void* const running = r->runner.load(std::memory_order_acquire);  // model: none (see spawn.md)
+  const void* const running = r->runner.load(std::memory_order_acquire);  // model: spawn.runner.read
   if (running == nullptr || running == &k_returned || running == &self) return false;
   // Not const: the thief handle of its deque is taken from it.
   auto* const runner = const_cast<worker_context*>(static_cast<const worker_context*>(running));
@@ -33,7 +33,7 @@ inline bool take_back_from_thief(worker_context& self, spawn_record* r) {
     // sync"). acquire: pairs with the release store of &k_returned in run_taken_record(); read after the
     // deque's acquire of the runner's bottom, so an item pushed after the call returned shows it here.
     return index >= base &&
-           r->runner.load(std::memory_order_acquire) != &k_returned;  // model: none (see spawn.md)
+           r->runner.load(std::memory_order_acquire) != &k_returned;  // model: spawn.runner.accept
   });
   worker_counters::bump(self.counters.steal_attempts);
   if (taken.heavy_fence) worker_counters::bump(self.counters.heavy_fences);
@@ -55,7 +55,7 @@ FJ_DETAIL_SLOW_PATH inline void wait_for_stolen(scope_state& s) {
   std::uint32_t idle_rounds = 0;
   // acquire: pairs with the release increments in stolen_finished(): the children's writes happen before
   // the sync returns.
-  while (s.stolen_done_.load(std::memory_order_acquire) != s.stolen_) {  // model: none (see spawn.md)
+  while (s.stolen_done_.load(std::memory_order_acquire) != s.stolen_) {  // model: spawn.stolen_done.wait
     bool worked = false;
     spawn_record* r = s.newest_;
     for (std::uint32_t i = 0; i < s.stolen_ && !worked; ++i, r = r->older) {

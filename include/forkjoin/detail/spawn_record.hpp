@@ -54,7 +54,7 @@ class scope_state {
   void capture(std::exception_ptr e) noexcept {
     // relaxed: only one thread may win; the winner's write of exception_ reaches the owner through the
     // release increment of stolen_done_ (a thief) or program order (the owner itself).
-    if (exception_claimed_.exchange(1, std::memory_order_relaxed) == 0) {  // model: none (see spawn.md)
+    if (exception_claimed_.exchange(1, std::memory_order_relaxed) == 0) {  // model: spawn.exception.claim
       exception_ = std::move(e);
     } else if (worker_context* w = tls_worker) {
       worker_counters::bump(w->counters.exceptions_dropped);
@@ -66,7 +66,7 @@ class scope_state {
   void stolen_finished() noexcept {
     // release: pairs with the acquire load in the owner's wait (leapfrog.hpp): the child's result, its
     // exception and its frees happen before the sync returns.
-    stolen_done_.fetch_add(1, std::memory_order_release);  // model: none (see spawn.md)
+    stolen_done_.fetch_add(1, std::memory_order_release);  // model: spawn.stolen_done.add
   }
 
   worker_context* worker_ = tls_worker;  // where the scope was opened; null on an ordinary thread
@@ -88,7 +88,7 @@ class scope_state {
 inline void run_taken_record(worker_context& w, spawn_record* r) noexcept {
   r->runner_base = w.spawned_owner.next_index();
   // release: pairs with the acquire load in the owner's wait (leapfrog.hpp), publishing runner_base.
-  r->runner.store(&w, std::memory_order_release);  // model: none (see spawn.md)
+  r->runner.store(&w, std::memory_order_release);  // model: spawn.runner.publish
   scope_state* const scope = r->scope;
   std::uint32_t const saved_depth = tls_spawn_depth;
   if constexpr (k_stack_checks) tls_spawn_depth = r->depth;
@@ -96,7 +96,7 @@ inline void run_taken_record(worker_context& w, spawn_record* r) noexcept {
   if constexpr (k_stack_checks) tls_spawn_depth = saved_depth;
   // release: pairs with the acquire load in the owner's accept test (leapfrog.hpp): what this worker pushes
   // from now on is not the call's work, and an owner that takes such an item sees this store first.
-  r->runner.store(&k_returned, std::memory_order_release);  // model: none (see spawn.md)
+  r->runner.store(&k_returned, std::memory_order_release);  // model: spawn.runner.done
   scope->stolen_finished();
 }
 
