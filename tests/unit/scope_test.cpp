@@ -192,7 +192,10 @@ TEST(Scope, MoveOnlyArgumentsAreMovedInAndMoveOnlyResultsMovedOut) {
 }
 
 std::size_t length_of(const std::string& s) { return s.size(); }
-std::string twice(std::string s) { return s + s; }
+std::string twice(std::string s) {  // by value: the record's string is moved into the parameter
+  s += s;
+  return s;
+}
 
 // Each temporary dies at the end of its spawn statement; the children run later (at the sync on one worker,
 // on a thief on two). Were a temporary kept by reference, the child would read a dead string: its stack slot
@@ -529,12 +532,15 @@ TEST(ScopeOnAnOrdinaryThread, ExceptionsAreRethrownAtTheSync) {
 TEST(ScopeOnAnOrdinaryThread, TheDestructorDuringUnwindingCountsTheDroppedException) {
   fj::busy_pool pool(2);
   std::uint64_t const before = dropped(pool);
+  bool body_exception_caught = false;
   try {
     fj::scope s(pool);
     s.spawn(throw_void, 1);
     throw std::logic_error("the body's own");
   } catch (const std::logic_error&) {
+    body_exception_caught = true;
   }
+  EXPECT_TRUE(body_exception_caught);
   EXPECT_EQ(dropped(pool) - before, 1u)
       << "the exception the destructor dropped was not counted in the pool's statistics";
 }
