@@ -19,7 +19,8 @@
 // written, so a lost or extra exception changes the parent's value. Each sync at which k > 0 children had
 // thrown rethrows one and drops k - 1 (counted in worker_stats::exceptions_dropped); a destructor that drops
 // the scope's kept exception makes that k. The serial evaluation counts the same, and the pool's statistics
-// must agree. Coroutine nodes never throw (they catch around their plain calls).
+// must agree; so must the number of exceptions the nodes caught. Coroutine nodes never throw (they catch
+// around their plain calls).
 
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
@@ -192,6 +193,7 @@ struct serial_tree {
   std::unordered_map<std::uint64_t, node_value> values;  // every node that completed, by id
   std::uint64_t nodes_run = 0;
   std::uint64_t dropped = 0;  // exceptions the syncs and destructors drop
+  std::uint64_t caught = 0;   // exceptions the nodes catch
 
   std::optional<node_value> plain(std::uint64_t id, int depth) {
     ++nodes_run;
@@ -203,6 +205,7 @@ struct serial_tree {
     auto sync = [&]() -> bool {
       bool const threw = pending_failed > 0;
       if (threw) dropped += pending_failed - 1;
+      if (threw && s.catches) ++caught;
       pending_failed = 0;
       return !threw || s.catches;
     };
@@ -210,6 +213,7 @@ struct serial_tree {
       std::optional<node_value> const c = plain(child_id(id, i), depth - 1);
       if (c) r[i] = *c;
       if (!c && ((s.spawn_bits >> i) & 1) != 0) ++pending_failed;
+      if (!c && ((s.spawn_bits >> i) & 1) == 0 && s.catches) ++caught;
       if (!c && ((s.spawn_bits >> i) & 1) == 0 && !s.catches) {
         dropped += pending_failed;  // the destructor syncs the pending children during unwinding
         return std::nullopt;
@@ -235,6 +239,8 @@ struct serial_tree {
         r[i] = task(child_id(id, i), depth - 1);
       } else if (std::optional<node_value> const c = plain(child_id(id, i), depth - 1)) {
         r[i] = *c;
+      } else {
+        ++caught;
       }
     }
     node_value const v = combine(id, r, s.children, s.work);
@@ -250,8 +256,11 @@ struct tree_context {
   const std::unordered_map<std::uint64_t, node_value>* expected = nullptr;
   // relaxed: event counts, read after the tree's sync_wait returned (which orders them).
   mutable std::atomic<std::uint64_t> nodes_run{0};
+  mutable std::atomic<std::uint64_t> caught{0};
   mutable std::atomic<std::uint64_t> mismatches{0};
   mutable std::atomic<std::uint64_t> first_bad_id{0};
+
+  void note_caught() const { caught.fetch_add(1, std::memory_order_relaxed); }
 
   void check(std::uint64_t id, const node_value& v) const {
     auto const it = expected->find(id);
@@ -263,7 +272,7 @@ struct tree_context {
   }
 };
 
-void sync_children(fj::scope& scope, bool catches) {
+void sync_children(const tree_context* ctx, fj::scope& scope, bool catches) {
   if (!catches) {
     scope.sync();
     return;
@@ -271,6 +280,7 @@ void sync_children(fj::scope& scope, bool catches) {
   try {
     scope.sync();
   } catch (const tree_error&) {
+    ctx->note_caught();
   }
 }
 
@@ -290,14 +300,15 @@ node_value plain_node(const tree_context* ctx, std::uint64_t id, int depth) {
         try {
           r[i] = plain_node(ctx, child_id(id, i), depth - 1);
         } catch (const tree_error&) {
+          ctx->note_caught();
         }
       } else {
         r[i] = plain_node(ctx, child_id(id, i), depth - 1);
       }
-      if (((s.sync_bits >> i) & 1) != 0) sync_children(scope, s.catches);
+      if (((s.sync_bits >> i) & 1) != 0) sync_children(ctx, scope, s.catches);
     }
     if (s.body_throws) throw tree_error(id);
-    sync_children(scope, s.catches);
+    sync_children(ctx, scope, s.catches);
   }
   node_value const v = combine(id, r, s.children, s.work);
   ctx->check(id, v);
@@ -314,6 +325,7 @@ fj::task<node_value> task_node(const tree_context* ctx, std::uint64_t id, int de
       try {
         r[i] = plain_node(ctx, child_id(id, i), depth - 1);
       } catch (const tree_error&) {
+        ctx->note_caught();
       }
     } else if (((s.fork_bits >> i) & 1) != 0) {
       co_await fj::fork(&r[i], task_node, ctx, child_id(id, i), depth - 1);
@@ -408,6 +420,7 @@ tree_outcome run_one_tree(Pool& pool, std::uint64_t tree_seed, const std::string
 
   std::uint64_t const dropped_before = summed(pool).exceptions_dropped;
   std::optional<node_value> got;
+  bool root_threw = false;
   bool wrong_exception = false;
   try {
     if (ctx.params.task_root) {
@@ -416,6 +429,7 @@ tree_outcome run_one_tree(Pool& pool, std::uint64_t tree_seed, const std::string
       got = fj::sync_wait(pool, plain_node, &ctx, root, ctx.params.depth);
     }
   } catch (const tree_error&) {
+    root_threw = true;
   } catch (...) {
     wrong_exception = true;
   }
@@ -423,20 +437,21 @@ tree_outcome run_one_tree(Pool& pool, std::uint64_t tree_seed, const std::string
 
   tree_outcome out;
   out.nodes = serial.nodes_run;
-  out.root_threw = !got;
+  out.root_threw = root_threw;
   out.dropped = dropped;
   // relaxed: ordered by the sync_wait.
   std::uint64_t const mismatches = ctx.mismatches.load(std::memory_order_relaxed);
   std::uint64_t const nodes_run = ctx.nodes_run.load(std::memory_order_relaxed);
-  out.ok = mismatches == 0 && got == want && !wrong_exception && nodes_run == serial.nodes_run &&
-           dropped == serial.dropped;
+  std::uint64_t const caught = ctx.caught.load(std::memory_order_relaxed);
+  out.ok = mismatches == 0 && got == want && root_threw == !want && !wrong_exception &&
+           nodes_run == serial.nodes_run && dropped == serial.dropped && caught == serial.caught;
   EXPECT_TRUE(out.ok) << label << ": " << mismatches << " node value(s) differ (first "
                       << ctx.first_bad_id.load(std::memory_order_relaxed) << "); root "
                       << (got == want ? "as expected" : "differs")
                       << (wrong_exception ? " (wrong exception)" : "") << "; nodes run " << nodes_run
                       << " of " << serial.nodes_run << "; exceptions dropped " << dropped << ", serial "
-                      << serial.dropped << "; tree " << ctx.params.describe()
-                      << "; rerun with FJ_TEST_SEED=" << fj::test::seed();
+                      << serial.dropped << "; caught " << caught << ", serial " << serial.caught << "; tree "
+                      << ctx.params.describe() << "; rerun with FJ_TEST_SEED=" << fj::test::seed();
   return out;
 }
 
@@ -700,11 +715,13 @@ TEST(SpawnFaults, AllocationFailuresAtSpawnsUnwindAndFreeEverything) {
       auto const watch =
           dog.watch("spawn faults run " + std::to_string(run), [&] { return fj::test::describe_pool(pool); });
       std::optional<node_value> got;
+      bool root_threw = false;
       bool threw_bad_alloc = false;
       try {
         got = ctx.params.task_root ? fj::sync_wait(pool, task_node, &ctx, root, ctx.params.depth)
                                    : fj::sync_wait(pool, plain_node, &ctx, root, ctx.params.depth);
       } catch (const tree_error&) {
+        root_threw = true;
       } catch (const std::bad_alloc&) {
         threw_bad_alloc = true;
       }
@@ -719,6 +736,7 @@ TEST(SpawnFaults, AllocationFailuresAtSpawnsUnwindAndFreeEverything) {
         ++clean_runs;
         EXPECT_FALSE(threw_bad_alloc);
         EXPECT_EQ(got, want) << "run " << run << " without faults differs from the serial evaluation";
+        EXPECT_EQ(root_threw, !want);
         EXPECT_EQ(ctx.mismatches.load(std::memory_order_relaxed), 0u);
       } else {
         ++faulted_runs;
