@@ -14,12 +14,17 @@
 // First, "parallel loop": M tiny iterations written three ways, each run in a child process of its own so
 // that its maximum resident set (wait4) is its alone: a loop of M spawns in one fj::scope (child stealing
 // queues every iteration at once), the range split in halves with fj::scope, and split in halves with
-// coroutine tasks. Then "spawn cost": fib with no cutoff on 1 and on P workers: nanoseconds per spawn (time /
+// coroutine tasks. Then "deep recursion": a chain of D nested spawns (each level spawns the next and syncs),
+// as plain functions with fj::scope and as coroutine tasks, on one worker with the system's default thread
+// stack, each depth in a child process (whether it completed, its time and MRSS). Then "spawn cost": fib with
+// no cutoff on 1 and on P workers: nanoseconds per spawn (time /
 // number of internal nodes of the call tree, one spawn each) and T/Ts for each implementation.
 //
 // Repetitions are interleaved over every implementation and cutoff; medians are reported. Output: Markdown
 // on stdout and in <out>/sweep.md, sweep.csv (one row per run), and plots/sweep-<workload>.png when gnuplot
-// is installed. OpenMP's threads spin at most 1 ms when idle here (KMP_BLOCKTIME, unless set).
+// is installed. All runtimes live in one process and take turns: libomp's threads spin for 200 ms after a
+// parallel region (its default KMP_BLOCKTIME; 1 ms made its fine-grained tasks hundreds of times slower
+// here), so each OpenMP run is followed by a 250 ms pause, outside the timed region, before the next one.
 //
 //   fj-sweep [--scale quick|default] [--workers P] [--reps R] [--out DIR]
 
@@ -39,6 +44,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -49,7 +55,10 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <csignal>
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -219,18 +228,42 @@ fj::task<void> halves_task(std::vector<std::uint64_t>* out, std::size_t first, s
   co_await fj::join;
 }
 
+// ---- deep recursion: a chain of nested spawns ----
+
+long chain_spawn(long depth) {
+  if (depth == 0) return 0;
+  long below = 0;
+  fj::scope s;
+  s.spawn(&below, chain_spawn, depth - 1);
+  s.sync();
+  return below + 1;
+}
+
+fj::task<long> chain_task(long depth) {
+  if (depth == 0) co_return 0;
+  long below = 0;
+  co_await fj::fork(&below, chain_task, depth - 1);
+  co_await fj::join;
+  co_return below + 1;
+}
+
 struct loop_result {
   double seconds = 0;
   double max_rss_mib = 0;
+  bool completed = true;
+  std::string failure;  // how the child ended, when it did not complete
 };
 
-// Runs one form of the loop in a child process: its time (written through a pipe) and maximum resident set.
-loop_result measure_loop(int form, std::size_t iterations, unsigned workers) {
+// Runs `body` (which returns its time, or a negative number for a wrong answer) in a child process: its time
+// (through a pipe), its maximum resident set, and how it ended.
+template <class Body>
+loop_result in_child(const Body& body) {
   int fds[2];
   if (pipe(fds) != 0) {
     std::perror("fj-sweep: pipe");
     std::exit(1);
   }
+  std::fflush(stdout);
   pid_t const child = fork();
   if (child < 0) {
     std::perror("fj-sweep: fork");
@@ -238,6 +271,53 @@ loop_result measure_loop(int form, std::size_t iterations, unsigned workers) {
   }
   if (child == 0) {
     close(fds[0]);
+    rlimit const no_core{0, 0};
+    (void)setrlimit(RLIMIT_CORE, &no_core);  // a deep chain may overflow the stack: no core file
+    double const seconds = body();
+    bool const written = write(fds[1], &seconds, sizeof seconds) == static_cast<ssize_t>(sizeof seconds);
+    _exit(written ? 0 : 1);
+  }
+  close(fds[1]);
+  loop_result result;
+  bool const read_ok =
+      read(fds[0], &result.seconds, sizeof result.seconds) == static_cast<ssize_t>(sizeof result.seconds);
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  if (wait4(child, &status, 0, &usage) != child) {
+    std::perror("fj-sweep: wait4");
+    std::exit(1);
+  }
+  result.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+  if (WIFSIGNALED(status)) {
+    result.completed = false;
+    result.failure = std::string("killed by signal ") + std::to_string(WTERMSIG(status)) +
+                     (WTERMSIG(status) == SIGSEGV ? " (SIGSEGV: stack overflow)" : "");
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !read_ok) {
+    result.completed = false;
+    result.failure = "exit status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  } else if (result.seconds < 0) {
+    result.completed = false;
+    result.failure = "wrong answer";
+  }
+  return result;
+}
+
+// A chain of `depth` nested spawns on a one-worker lazy_pool, as plain functions or as tasks.
+loop_result measure_chain(bool tasks, long depth) {
+  return in_child([&] {
+    fj::lazy_pool pool(1);
+    long answer = -1;
+    double const seconds = fjb::seconds_taken([&] {
+      answer = tasks ? fj::sync_wait(pool, chain_task, depth) : fj::sync_wait(pool, chain_spawn, depth);
+    });
+    return answer == depth ? seconds : -1.0;
+  });
+}
+
+// Runs one form of the loop in a child process: its time and maximum resident set.
+loop_result measure_loop(int form, std::size_t iterations, unsigned workers) {
+  loop_result const r = in_child([&] {
     std::vector<std::uint64_t> out(iterations, 0);
     double seconds = 0;
     if (form == 0) {
@@ -254,25 +334,16 @@ loop_result measure_loop(int form, std::size_t iterations, unsigned workers) {
       });
     }
     for (std::size_t i = 0; i < iterations; ++i) {
-      if (out[i] != i * 0x9E3779B97F4A7C15ULL) _exit(2);
+      if (out[i] != i * 0x9E3779B97F4A7C15ULL) return -1.0;
     }
-    bool const written = write(fds[1], &seconds, sizeof seconds) == static_cast<ssize_t>(sizeof seconds);
-    _exit(written ? 0 : 1);
-  }
-  close(fds[1]);
-  loop_result result;
-  bool const read_ok =
-      read(fds[0], &result.seconds, sizeof result.seconds) == static_cast<ssize_t>(sizeof result.seconds);
-  close(fds[0]);
-  int status = 0;
-  rusage usage{};
-  if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      !read_ok) {
-    std::fprintf(stderr, "fj-sweep: *** WRONG ANSWER *** or failure in the parallel loop (form %d)\n", form);
+    return seconds;
+  });
+  if (!r.completed) {
+    std::fprintf(stderr, "fj-sweep: *** WRONG ANSWER *** or failure in the parallel loop (form %d): %s\n",
+                 form, r.failure.c_str());
     std::exit(2);
   }
-  result.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-  return result;
+  return r;
 }
 
 // ---- implementations: each times one run of a body on `workers` workers ----
@@ -317,7 +388,11 @@ class tbb_runtime final : public runtime {
 class omp_runtime final : public runtime {
  public:
   explicit omp_runtime(unsigned workers) : team_(workers) {}
-  double time(const std::function<void()>& body) override { return team_.time(body); }
+  double time(const std::function<void()>& body) override {
+    double const seconds = team_.time(body);
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // let the team stop spinning
+    return seconds;
+  }
 
  private:
   fjb::omp_team team_;
@@ -461,7 +536,7 @@ struct settings {
   std::filesystem::path out = "results/sweep";
   std::size_t loop_iterations = 1'000'000;
   int cost_n = 27;               // fib for the spawn cost, no cutoff
-  int fib_n = 30;                // fib for the sweep
+  int fib_n = 29;                // fib for the sweep
   std::vector<int> fib_cutoffs;  // fib(n) with n below the cutoff is serial; 2 is no cutoff
   std::size_t sort_elements = 1'000'000;
   std::vector<std::ptrdiff_t> sort_cutoffs;
@@ -575,6 +650,12 @@ int run(const settings& s) {
           << ',' << (form == 0 ? 1 : s.workers) << ',' << rep << ',' << r.seconds << '\n';
     }
   }
+  // Deep recursion, also before any thread of this process starts.
+  const long depths[] = {10'000, 100'000, 1'000'000};
+  std::vector<std::pair<loop_result, loop_result>> chains;  // (fj-spawn, fj-task) per depth
+  for (long depth : depths) {
+    chains.emplace_back(measure_chain(false, depth), measure_chain(true, depth));
+  }
   runtimes rt;
 
   // Spawn cost: fib with no cutoff on 1 and on P workers.
@@ -641,6 +722,20 @@ int run(const settings& s) {
     std::snprintf(mib, sizeof mib, "%.1f", median(rss));
     md << "| " << loop_forms[form] << " | " << format_ms(median(times)) << " | " << mib << " |\n";
   }
+  md << "\n## Deep recursion: a chain of nested spawns, one worker, default thread stack\n\n"
+        "Each level spawns the next and syncs (fj-spawn: the child runs on the worker's OS stack at the "
+        "sync; "
+        "fj-task: frames on the segmented stack). One run per depth, each in a child process.\n\n";
+  md << "| depth | fj-spawn | fj-spawn MRSS MiB | fj-task | fj-task MRSS MiB |\n|---|---|---|---|---|\n";
+  for (std::size_t d = 0; d < chains.size(); ++d) {
+    auto cell = [](const loop_result& r) { return r.completed ? format_ms(r.seconds) + " ms" : r.failure; };
+    char spawn_rss[32];
+    char task_rss[32];
+    std::snprintf(spawn_rss, sizeof spawn_rss, "%.1f", chains[d].first.max_rss_mib);
+    std::snprintf(task_rss, sizeof task_rss, "%.1f", chains[d].second.max_rss_mib);
+    md << "| " << depths[d] << " | " << cell(chains[d].first) << " | " << spawn_rss << " | "
+       << cell(chains[d].second) << " | " << task_rss << " |\n";
+  }
   md << "\n## Spawn cost: fib(" << s.cost_n << ") with no cutoff, " << fib_spawns(s.cost_n, 2)
      << " spawns\n\n";
   md << "ns per spawn = median time / spawns (one per internal node of the call tree); Ts is the serial fib "
@@ -689,10 +784,6 @@ bool parse_whole(const char* text, long low, long high, long& value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // All runtimes live in one process and take turns. libomp's threads spin 200 ms after a parallel region by
-  // default, which would take a core from whichever implementation runs next; 1 ms keeps the turns fair
-  // (an explicit KMP_BLOCKTIME wins). forkjoin's lazy_pool and oneTBB put idle workers to sleep themselves.
-  setenv("KMP_BLOCKTIME", "1", 0);
   settings s;
   for (int i = 1; i < argc; ++i) {
     std::string const arg = argv[i];
@@ -725,7 +816,7 @@ int main(int argc, char** argv) {
   }
   if (s.scale == "quick") {
     s.cost_n = 27;
-    s.fib_n = 30;
+    s.fib_n = 29;
     s.fib_cutoffs = {2, 5, 8, 11, 14, 17, 20};
     s.sort_elements = 1'000'000;
     s.sort_cutoffs = {16, 64, 256, 1024, 4096, 16384, 65536};
