@@ -3,7 +3,8 @@
 #
 #   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
 #
-# 1. fj-overhead: per-fork overhead on fib and integrate (T1/Ts, T2/Ts, ns and instructions per fork);
+# 1. fj-overhead: per-fork overhead on fib and integrate, tasks and fj::scope spawns (T1/Ts, T2/Ts, ns and
+#    instructions per fork or spawn);
 #    fj-sleep (lazy_pool idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays);
 #    fj-steal-contention (k thieves aimed at one victim: heavy fences per successful steal, steal latency),
 #    when it is built; its Markdown is appended to fj-bench's report.md and fails the job if it fails
