@@ -535,7 +535,7 @@ struct settings {
   int reps = 3;
   std::filesystem::path out = "results/sweep";
   std::size_t loop_iterations = 1'000'000;
-  int cost_n = 27;               // fib for the spawn cost, no cutoff
+  int cost_n = 29;               // fib for the spawn cost, no cutoff
   int fib_n = 29;                // fib for the sweep
   std::vector<int> fib_cutoffs;  // fib(n) with n below the cutoff is serial; 2 is no cutoff
   std::size_t sort_elements = 1'000'000;
@@ -815,7 +815,7 @@ int main(int argc, char** argv) {
     }
   }
   if (s.scale == "quick") {
-    s.cost_n = 27;
+    s.cost_n = 29;
     s.fib_n = 29;
     s.fib_cutoffs = {2, 5, 8, 11, 14, 17, 20};
     s.sort_elements = 1'000'000;
