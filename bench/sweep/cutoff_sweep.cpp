@@ -421,6 +421,12 @@ class runtimes {
  public:
   runtime& get(kind k, unsigned workers) {
     const unsigned key = static_cast<unsigned>(k) * 1000 + workers;
+    if (k == tbb_kind) {
+      // oneTBB applies the smallest max_allowed_parallelism of all live global_control objects, so a team
+      // of one thread alive beside a team of two would cap the second at one: one TBB team at a time.
+      std::erase_if(made_,
+                    [&](const auto& entry) { return entry.first / 1000 == tbb_kind && entry.first != key; });
+    }
     auto& slot = made_[key];
     if (!slot) slot = make(k, workers);
     return *slot;
