@@ -3,12 +3,16 @@
 #
 #   scripts/bench.sh [fj-bench options]      e.g. scripts/bench.sh --scale quick --workloads fib,nqueens
 #
-# 1. fj-overhead: per-fork overhead on fib and integrate (T1/Ts, T2/Ts, ns and instructions per fork);
+# 1. fj-overhead: per-fork overhead on fib and integrate, tasks and fj::scope spawns (T1/Ts, T2/Ts, ns and
+#    instructions per fork or spawn);
 #    fj-sleep (lazy_pool idle CPU, wake-up latency); fj-scratch (fj::scratch against heap arrays);
 #    fj-steal-contention (k thieves aimed at one victim: heavy fences per successful steal, steal latency),
 #    when it is built; its Markdown is appended to fj-bench's report.md and fails the job if it fails
 # 2. fj-bench:    the suite against serial, oneTBB and OpenMP; arguments are passed on (see fj-bench --help),
 #                 results go to ./results unless --out is given
+# 2b. fj-sweep:   fib and quicksort against their sequential cutoff (serial, fj tasks, fj::scope spawns, oneTBB,
+#                 OpenMP), ns per spawn and a parallel loop's memory; results/sweep/, appended to report.md.
+#                 --scale quick is passed on to it (FJ_SWEEP_ARGS: more fj-sweep options)
 # 3. fj-memory:   stack memory and maximum resident set against Theorem 2 (docs/verification/memory-bound.md);
 #                 results in results/memory/, its table appended to fj-bench's report.md; fails the job if a
 #                 stack peak exceeds the bound. --scale quick is passed on to it.
@@ -94,6 +98,22 @@ for arg in "$@"; do
   [[ "$arg" == --out=* ]] && report_dir="${arg#--out=}"
   previous="$arg"
 done
+
+if [[ $wants_help -eq 0 ]] && has_target fj-sweep; then
+  cmake --build "$dir" -j "$jobs" --target fj-sweep
+  sweep_args=(--out "$results/sweep")
+  [[ " $* " == *" --scale quick "* || " $* " == *" --scale=quick "* ]] || sweep_args+=(--scale default)
+  read -r -a extra_sweep_args <<<"${FJ_SWEEP_ARGS:-}"
+  sweep_args+=("${extra_sweep_args[@]}")
+  echo "=== fj-sweep ${sweep_args[*]}: time against sequential cutoff, ns per spawn (also in $results/sweep/)"
+  rm -f "$results/sweep/sweep.md"
+  "$dir/bin/fj-sweep" "${sweep_args[@]}" </dev/null
+  if [[ -f "$report_dir/report.md" && -f "$results/sweep/sweep.md" ]]; then
+    # Its plots are linked relative to results/sweep/.
+    { echo; sed -e 's/^#/##/' -e 's|(plots/sweep-|(sweep/plots/sweep-|' "$results/sweep/sweep.md"; } >>"$report_dir/report.md"
+  fi
+  ran=$((ran + 1))
+fi
 
 memory_failed=0
 if [[ $wants_help -eq 1 ]]; then

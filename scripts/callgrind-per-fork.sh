@@ -4,8 +4,10 @@
 # difference of the totals divided by the difference of the fork counts cancels start-up, pool creation and
 # thread start.
 #
-#   scripts/callgrind-per-fork.sh [path/to/fj-overhead [fib|integrate]]
-# (defaults: build/clang-release/bin/fj-overhead, fib)
+#   scripts/callgrind-per-fork.sh [path/to/fj-overhead [fib|integrate [variant[,variant...]]]]
+# (defaults: build/clang-release/bin/fj-overhead, fib, serial,serial-out,unit,busy1,spawn-unit,spawn-busy1)
+# A variant is one of fj-overhead --only's: the spawn-* variants run the workload as plain functions with
+# fj::scope, so their Ir/fork is the instructions per spawn (one spawn and one call per internal node).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +19,7 @@ fi
 command -v valgrind >/dev/null || { echo "callgrind-per-fork.sh: valgrind is missing (apt-get install valgrind)" >&2; exit 1; }
 
 workload="${2:-fib}"
+IFS=, read -r -a variants <<<"${3:-serial,serial-out,unit,busy1,spawn-unit,spawn-busy1}"
 case "$workload" in
   fib) small=22 large=25 ;;
   integrate) small=100 large=300 ;;
@@ -34,13 +37,13 @@ count() {
   grep -Eo 'refs: +[0-9,]+' <<<"$out" | tr -d ', ' | sed 's/refs://'
 }
 
-printf '%-8s %16s %16s %14s %14s\n' variant "Ir $workload($small)" "Ir $workload($large)" "Ir/fork" "Ir/call"
-for variant in serial serial-out unit busy1; do
+printf '%-12s %16s %16s %14s %14s\n' variant "Ir $workload($small)" "Ir $workload($large)" "Ir/fork" "Ir/call"
+for variant in "${variants[@]}"; do
   a=$(count "$variant" "$small")
   b=$(count "$variant" "$large")
   per_fork=$(awk -v a="$a" -v b="$b" -v d="$delta_forks" 'BEGIN { printf "%.1f", (b - a) / d }')
   per_call=$(awk -v a="$a" -v b="$b" -v d="$delta_forks" 'BEGIN { printf "%.1f", (b - a) / (2 * d) }')
-  printf '%-8s %16s %16s %14s %14s\n' "$variant" "$a" "$b" "$per_fork" "$per_call"
+  printf '%-12s %16s %16s %14s %14s\n' "$variant" "$a" "$b" "$per_fork" "$per_call"
 done
 echo "(a fork is one internal node of $workload's call tree: one fork + one call; there are about 2 calls (tasks)"
 echo " per fork)"

@@ -30,6 +30,7 @@ ignored_names=(
   file.cpp          # a placeholder in a usage line
   report.md         # written by scripts/bench.sh and fj-bench into results/
   memory.md         # written by fj-memory into results/
+  sweep.md          # written by fj-sweep into results/sweep/
 )
 
 self_test=0

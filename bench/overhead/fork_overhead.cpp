@@ -1,7 +1,9 @@
 // fj-overhead: the cost of a fork. Runs a recursive workload with no cutoff on its serial projection, on
 // fj::unit_pool, and on fj::busy_pool and fj::lazy_pool with 1 and with 2 workers, interleaved round by round
 // so that drift on a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds
-// per fork. Two workloads, the two whose T1/Ts targets issue #2 sets:
+// per fork. Each pool runs the workload twice over: as coroutine tasks (fj::fork, continuation stealing) and
+// as plain functions with fj::scope (spawn/sync, child stealing: the variants named spawn-*), so that the
+// two paths' costs print side by side. Two workloads, the two whose T1/Ts targets issues #2 and #22 set:
 //   fib        Fibonacci, one int argument: the pure cost of fork, call, join and return;
 //   integrate  the suite's adaptive quadrature (bench/suite/workloads/integrate): six double arguments, half
 //              of the tasks leaves; instruction-bound, so its T1/Ts follows instructions per task.
@@ -14,7 +16,8 @@
 // as fj-bench does.
 //
 //   fj-overhead [--workload fib|integrate] [--n N] [--reps R]
-//               [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2 | --forks]
+//               [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2|spawn-unit|spawn-busy1|spawn-lazy1|
+//                       spawn-busy2|spawn-lazy2 | --forks]
 // N is fib's argument (default 36) or integrate's upper bound (default 1000). --only runs one variant once,
 // without warm-up, and prints "<variant> <workload>(<n>): <seconds> s"; --forks prints how many forks the
 // workload makes (both used by scripts/callgrind-per-fork.sh, ab-overhead.sh and ab-layouts.sh).
@@ -78,6 +81,17 @@ fj::task<long> fib(int n) {
   co_return a + b;
 }
 
+// The same recursion as a plain function with child stealing: the spawned call is what a thief may take.
+long fib_spawn(int n) {
+  if (n < 2) return n;
+  long a = 0;
+  fj::scope s;
+  s.spawn(&a, fib_spawn, n - 1);
+  long const b = fib_spawn(n - 2);
+  s.sync();
+  return a + b;
+}
+
 using fjb::fib::fibonacci;
 
 struct fib_workload {
@@ -108,6 +122,14 @@ struct fib_workload {
   template <class Pool>
   void warm_up(Pool& pool) const {
     (void)fj::sync_wait(pool, fib, n > 5 ? n - 5 : n);
+  }
+  template <class Pool>
+  [[nodiscard]] long run_spawn(Pool& pool) const {
+    return fj::sync_wait(pool, fib_spawn, n);
+  }
+  template <class Pool>
+  void warm_up_spawn(Pool& pool) const {
+    (void)fj::sync_wait(pool, fib_spawn, n > 5 ? n - 5 : n);
   }
 };
 
@@ -153,6 +175,18 @@ fj::task<double> area_task(double x1, double y1, double x2, double y2, double ar
   co_return left_area + right_area;
 }
 
+// area_task as a plain function with fj::scope (child stealing).
+double area_spawn(double x1, double y1, double x2, double y2, double area, double epsilon) {
+  const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
+  if (converged(left + right, area, epsilon)) return left + right;
+  double left_area = 0;
+  fj::scope s;
+  s.spawn(&left_area, area_spawn, x1, y1, x0, y0, left, epsilon);
+  double const right_area = area_spawn(x0, y0, x2, y2, right, epsilon);
+  s.sync();
+  return left_area + right_area;
+}
+
 // Internal nodes of the recursion (each forks once and calls once).
 long area_forks(double x1, double y1, double x2, double y2, double area, double epsilon) {
   const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
@@ -196,6 +230,15 @@ struct integrate_workload {
   void warm_up(Pool& pool) const {
     double const u = upper / 4;
     (void)fj::sync_wait(pool, area_task, 0.0, f(0), u, f(u), 0.0, integrate_epsilon);
+  }
+  template <class Pool>
+  [[nodiscard]] double run_spawn(Pool& pool) const {
+    return fj::sync_wait(pool, area_spawn, 0.0, f(0), upper, f(upper), 0.0, integrate_epsilon);
+  }
+  template <class Pool>
+  void warm_up_spawn(Pool& pool) const {
+    double const u = upper / 4;
+    (void)fj::sync_wait(pool, area_spawn, 0.0, f(0), u, f(u), 0.0, integrate_epsilon);
   }
 };
 
@@ -243,6 +286,13 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
       return seconds(w, [&] { return w.run(*pool); });
     };
   };
+  auto spawn_with_pool = [&](auto make) {
+    return [&, make] {
+      auto pool = make();
+      if (warm_up) w.warm_up_spawn(*pool);
+      return seconds(w, [&] { return w.run_spawn(*pool); });
+    };
+  };
   std::vector<variant> variants = {
       {"serial", [&] { return seconds(w, [&] { return w.serial(); }); }, {}},
       {"serial-out", [&] { return seconds(w, [&] { return w.serial_out(); }); }, {}},
@@ -251,6 +301,11 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
       {"lazy1", with_pool([] { return std::make_unique<fj::lazy_pool>(1); }), {}},
       {"busy2", with_pool([] { return std::make_unique<fj::busy_pool>(2); }), {}},
       {"lazy2", with_pool([] { return std::make_unique<fj::lazy_pool>(2); }), {}},
+      {"spawn-unit", spawn_with_pool([] { return std::make_unique<fj::unit_pool>(); }), {}},
+      {"spawn-busy1", spawn_with_pool([] { return std::make_unique<fj::busy_pool>(1); }), {}},
+      {"spawn-lazy1", spawn_with_pool([] { return std::make_unique<fj::lazy_pool>(1); }), {}},
+      {"spawn-busy2", spawn_with_pool([] { return std::make_unique<fj::busy_pool>(2); }), {}},
+      {"spawn-lazy2", spawn_with_pool([] { return std::make_unique<fj::lazy_pool>(2); }), {}},
   };
   if (!only.empty()) {
     for (auto& v : variants) {
@@ -269,11 +324,11 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
   double const forks = static_cast<double>(w.forks());
   std::printf("%s, no cutoff, %d interleaved repetitions, medians; %.0f forks\n", w.label().c_str(), reps,
               forks);
-  std::printf("%-10s %10s %10s %10s %12s\n", "variant", "median s", "min s", "T/Ts", "ns/fork");
+  std::printf("%-12s %10s %10s %10s %12s\n", "variant", "median s", "min s", "T/Ts", "ns/fork");
   for (auto& v : variants) {
     double const m = median(v.times);
     double const mn = *std::min_element(v.times.begin(), v.times.end());
-    std::printf("%-10s %10.4f %10.4f %10.2f %12.2f\n", v.name, m, mn, m / ts, m * 1e9 / forks);
+    std::printf("%-12s %10.4f %10.4f %10.2f %12.2f\n", v.name, m, mn, m / ts, m * 1e9 / forks);
   }
   auto med = [&](std::size_t i) { return median(variants[i].times); };
   double const ts_out = med(1);
@@ -282,6 +337,12 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
   std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(4) / ts,
               med(6) / ts, med(4) / med(6), med(4) / ts_out);
   std::printf("unit_pool: T1/Ts = %.2f  T1/Ts-out = %.2f\n", med(2) / ts, med(2) / ts_out);
+  std::printf("spawn (fj::scope, child stealing), a fork is one spawn:\n");
+  std::printf("busy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(8) / ts,
+              med(10) / ts, med(8) / med(10), med(8) / ts_out);
+  std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(9) / ts,
+              med(11) / ts, med(9) / med(11), med(9) / ts_out);
+  std::printf("unit_pool: T1/Ts = %.2f  T1/Ts-out = %.2f\n", med(7) / ts, med(7) / ts_out);
   return 0;
 }
 
@@ -297,9 +358,11 @@ int measure_checked(double n, int reps, const std::string& only, bool count_fork
 
 constexpr const char* usage =
     "usage: fj-overhead [--workload fib|integrate] [--n N] [--reps R]\n"
-    "                   [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2 | --forks]\n"
+    "                   [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2|spawn-unit|spawn-busy1|\n"
+    "                           spawn-lazy1|spawn-busy2|spawn-lazy2 | --forks]\n"
     "  N: fib's argument (default 36, a whole number up to 60) or integrate's upper bound (default 1000,\n"
-    "  above 0, at most 1e5). --only runs one variant once; --forks prints the number of forks and exits.\n";
+    "  above 0, at most 1e5). --only runs one variant once; --forks prints the number of forks and exits.\n"
+    "  spawn-*: the workload as plain functions with fj::scope (child stealing) on the same pools.\n";
 
 // The number in `text`, or nothing if it is not entirely a number.
 bool parse_number(const std::string& text, double& value) {

@@ -14,6 +14,8 @@ constexpr std::array implementations{
     implementation_info{"fj-busy", "forkjoin, fj::busy_pool (spinning thieves)", false},
     implementation_info{"fj-lazy", "forkjoin, fj::lazy_pool (idle workers sleep; the default pool)", false},
     implementation_info{"fj-unit", "forkjoin, fj::unit_pool (one worker, serial order)", true},
+    implementation_info{
+        "fj-spawn", "forkjoin plain functions: fj::scope spawn/sync (child stealing), fj::lazy_pool", false},
     implementation_info{"tbb", "oneTBB: parallel_invoke, task_group or parallel_for in a task_arena", false},
     implementation_info{"omp", "OpenMP tasks: omp task / taskwait, or taskloop", false},
 };

@@ -15,8 +15,8 @@ namespace {
 // One fixed colour per implementation, so that every plot reads the same way.
 std::string colour_of(const std::string& implementation) {
   static const std::map<std::string, std::string, std::less<>> colours{
-      {"serial", "#000000"},  {"fj-busy", "#d62728"}, {"fj-unit", "#ff7f0e"},
-      {"fj-lazy", "#9467bd"}, {"tbb", "#1f77b4"},     {"omp", "#2ca02c"},
+      {"serial", "#000000"}, {"fj-busy", "#d62728"}, {"fj-unit", "#ff7f0e"},  {"fj-lazy", "#9467bd"},
+      {"tbb", "#1f77b4"},    {"omp", "#2ca02c"},     {"fj-spawn", "#8c564b"},
   };
   const auto found = colours.find(implementation);
   return found == colours.end() ? "#7f7f7f" : found->second;
