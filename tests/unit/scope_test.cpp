@@ -246,6 +246,34 @@ TEST(Scope, LvalueArgumentsAreTheCallersObjects) {
   EXPECT_EQ(got, std::tuple(std::size_t{3}, std::size_t{4}, 9));
 }
 
+// A by-value parameter gets the argument's value at the spawn, as a call made there would: a loop of spawns
+// passes each child its own index, even when the child runs after the loop has moved on (at the sync, or on a
+// thief). Where the parameters cannot be seen (a generic lambda) the argument is copied as well.
+void store_index(std::vector<long>* seen, std::size_t slot, long value) { (*seen)[slot] = value; }
+
+TEST(Scope, ByValueArgumentsAreCopiedAtTheSpawn) {
+  for (std::size_t workers : {1U, 2U, 4U}) {
+    fj::busy_pool pool(workers);
+    auto const got = fj::sync_wait(pool, [] {
+      constexpr std::size_t n = 200;
+      std::vector<long> seen(n, -1);
+      std::vector<long> seen_generic(n, -1);
+      fj::scope s;
+      for (long i = 0; i < static_cast<long>(n); ++i) {
+        auto const slot = static_cast<std::size_t>(i);
+        s.spawn(store_index, &seen, slot, i);
+        s.spawn([&seen_generic](auto at, auto value) { seen_generic[at] = value; }, slot, i);
+      }
+      s.sync();
+      return std::pair(seen, seen_generic);
+    });
+    for (std::size_t k = 0; k < got.first.size(); ++k) {
+      ASSERT_EQ(got.first[k], static_cast<long>(k)) << workers << " workers";
+      ASSERT_EQ(got.second[k], static_cast<long>(k)) << workers << " workers, generic lambda";
+    }
+  }
+}
+
 // ---- syncs ----
 
 TEST(Scope, AScopeCanBeSyncedManyTimesAndReusedAfterAnException) {
