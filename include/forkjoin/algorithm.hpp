@@ -121,7 +121,7 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
             partition p) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, enter_pool_ns);
+  std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool));
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
@@ -147,7 +147,8 @@ template <scheduler Pool, class It, class Comp>
 void sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  if (n < sort_serial_cutoff) {
+  if (already_sorted(first, n, comp)) return;
+  if (n < sort_serial_cutoff || pool.core().size() == 1) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
     return;
   }
@@ -158,6 +159,7 @@ void sort_on(Pool& pool, It first, It last, Comp& comp) {
 template <class It, class Comp>
 task<void> sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
+  if (already_sorted(first, n, comp)) co_return;
   if (n < sort_leaf) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
     co_return;
@@ -170,13 +172,14 @@ template <scheduler Pool, class It, class Comp>
 void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
+  if (already_sorted(first, n, comp)) return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
     return;
   }
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
-  if (n < sort_serial_cutoff) {
+  if (n < sort_serial_cutoff || pool.core().size() == 1) {
     serial_merge_sort(buffer.data(), first, n, true, comp);
     return;
   }
@@ -186,6 +189,7 @@ void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
 template <class It, class Comp>
 task<void> stable_sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
+  if (already_sorted(first, n, comp)) co_return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
     co_return;

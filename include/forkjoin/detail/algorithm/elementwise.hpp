@@ -3,6 +3,7 @@
 // the algorithms built on it, find_if and the algorithms built on it): what one block of indices does. The
 // engines that split the range are loop.hpp's.
 
+#include <algorithm>
 #include <atomic>
 #include <concepts>
 #include <cstddef>
@@ -133,13 +134,10 @@ struct find_ctx : piece_state {
     // order every store to it.
     if (lo >= found.load(std::memory_order_relaxed)) return;
     stopping_on_throw(stop, [&] {
-      It it = at(first, lo);
-      for (std::size_t i = lo; i < hi; ++i, ++it) {
-        if (std::invoke(*pred, *it)) {
-          lower_to(i);
-          return;
-        }
-      }
+      // std::find_if on the block: the standard library's loop is unrolled.
+      It const block_first = at(first, lo);
+      It const hit = std::find_if(block_first, at(first, hi), std::ref(*pred));
+      if (hit != at(first, hi)) lower_to(lo + static_cast<std::size_t>(hit - block_first));
     });
   }
 

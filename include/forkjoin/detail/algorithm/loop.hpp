@@ -35,6 +35,12 @@ void check_not_own_worker(Pool& pool) {
   }
 }
 
+// The timed prefix's budget for a call from ordinary code.
+template <scheduler Pool>
+std::uint64_t entry_budget(Pool& pool) {
+  return pool.core().size() == 1 ? unlimited_ns : enter_pool_ns;
+}
+
 // ---- the loop: Ctx has `stop_flag stop`, `std::size_t block` and `void run(lo, hi)` ----
 
 // Runs ctx->run over [lo, hi): one block at a time, and splits what is left in two whenever this worker's
@@ -88,7 +94,7 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
       return {0, p.how() == partition::kind::fixed};
     case partition::kind::automatic: break;
   }
-  if (n < serial_cutoff) {
+  if (n < serial_cutoff || budget_ns == unlimited_ns) {
     ctx.run(0, n);
     return {n, false};
   }
@@ -101,7 +107,7 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 template <scheduler Pool, class Ctx>
 void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
-  loop_start const s = start_loop(ctx, n, p, enter_pool_ns);
+  loop_start const s = start_loop(ctx, n, p, entry_budget(pool));
   if (s.done == n) return;
   if (s.fixed) {
     fj::sync_wait(pool, fixed_loop<Ctx>, &ctx, s.done, n);
@@ -197,7 +203,7 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
       return s;
     case partition::kind::automatic: break;
   }
-  if (n < serial_cutoff) {
+  if (n < serial_cutoff || budget_ns == unlimited_ns) {
     if (n != 0) ctx.fold(s.prefix, 0, n);
     s.done = n;
     return s;
@@ -213,7 +219,7 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
 template <scheduler Pool, class Ctx>
 std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
-  auto s = start_fold(ctx, n, p, enter_pool_ns);
+  auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
   auto rest = s.fixed ? fj::sync_wait(pool, fixed_fold<Ctx>, &ctx, s.done, n)
                       : fj::sync_wait(pool, lazy_fold<Ctx>, &ctx, s.done, n);

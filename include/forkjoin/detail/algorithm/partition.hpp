@@ -67,6 +67,10 @@ inline constexpr std::size_t serial_cutoff = 2048;
 inline constexpr std::uint64_t enter_pool_ns = 50'000;
 // The timed prefix inside a task, where going parallel costs only forks: just long enough to measure.
 inline constexpr std::uint64_t in_task_gate_ns = 4'000;
+// The budget of a call on a pool of one worker: that worker would only run the work the caller can run
+// itself, after a wake-up, so an automatic partition runs it all on the caller.
+inline constexpr std::uint64_t unlimited_ns = std::numeric_limits<std::uint64_t>::max();
+
 // The measured block size aims at blocks this long: the split test runs once per block, and a thief waits
 // at most about a block for its victim to split.
 inline constexpr std::uint64_t target_block_ns = 4'000;

@@ -129,7 +129,7 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
                        partition p, std::uint64_t budget_ns) {
   if (p.how() != partition::kind::automatic) {
     if (n > p.size()) return 0;
-  } else if (n >= serial_cutoff) {
+  } else if (n >= serial_cutoff && budget_ns != unlimited_ns) {
     return timed_prefix(n, budget_ns,
                         [&](std::size_t lo, std::size_t hi) {
                           scan_block(first, d_first, lo, hi, carry, op, inclusive);

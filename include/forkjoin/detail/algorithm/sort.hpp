@@ -139,6 +139,13 @@ void serial_sort(It first, It last, Comp& comp, int depth) {
   }
 }
 
+// A sorted input (common in practice) costs one pass; an unsorted one is usually found out within a few
+// elements. Bounded by the range whatever the comparator answers.
+template <class It, class Comp>
+[[nodiscard]] bool already_sorted(It first, std::size_t n, Comp& comp) {
+  return std::is_sorted(first, at(first, n), std::ref(comp));
+}
+
 [[nodiscard]] inline int depth_limit(std::size_t n) noexcept {
   return 2 * static_cast<int>(std::bit_width(n)) + 2;
 }
