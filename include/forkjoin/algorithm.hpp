@@ -75,6 +75,7 @@ task<T> transform_reduce_in_task(It first, It last, T init, R reduce, U transfor
   transform_reduce_ctx<It, T, R, U> ctx{{}, first, &reduce, &transform};
   std::optional<T> total;
   co_await fj::call(&total, fold_in_task<decltype(ctx)>, &ctx, length(first, last), p);
+  co_await fj::join;
   if (!total) co_return init;
   co_return std::invoke(reduce, std::move(init), std::move(*total));
 }
@@ -93,6 +94,7 @@ task<std::size_t> find_in_task(It first, It last, Pred pred, bool any, partition
   std::size_t const n = length(first, last);
   find_ctx<It, Pred> ctx(first, &pred, any, n);
   co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, p);
+  co_await fj::join;
   co_return ctx.found.load(std::memory_order_relaxed);  // relaxed: the call's join ordered the stores
 }
 
@@ -139,6 +141,7 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
     co_await fj::call(scan_passes<decltype(ctx), T>, &ctx, std::move(carry));
+    co_await fj::join;
   }
   co_return at(d_first, n);
 }
@@ -166,6 +169,7 @@ task<void> sort_in_task(It first, It last, Comp comp) {
   }
   sort_ctx<It, Comp> ctx{{}, &comp};
   co_await fj::call(parallel_sort<It, Comp>, &ctx, first, at(first, n), depth_limit(n));
+  co_await fj::join;
 }
 
 template <scheduler Pool, class It, class Comp>
@@ -197,6 +201,7 @@ task<void> stable_sort_in_task(It first, It last, Comp comp) {
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
   co_await fj::call(stable_sort_task<It, Comp>, &stop, &comp, first, buffer.data(), n);
+  co_await fj::join;
 }
 
 }  // namespace fj::detail::algo
@@ -525,6 +530,7 @@ struct for_each_fn {
   task<void> operator()(It first, It last, F f, partition p = {}) const {
     detail::algo::for_each_ctx<It, F> ctx{{}, first, &f};
     co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, detail::algo::length(first, last), p);
+    co_await fj::join;
   }
 };
 
@@ -535,6 +541,7 @@ struct for_each_index_fn {
     detail::algo::for_each_index_ctx<K, F> ctx{{}, static_cast<K>(first), &f};
     std::size_t const n = detail::algo::index_count<K>(static_cast<K>(first), static_cast<K>(last));
     co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
   }
 };
 
@@ -545,6 +552,7 @@ struct transform_fn {
     detail::algo::transform_ctx<It, Out, F> ctx{{}, first, d_first, &f};
     std::size_t const n = detail::algo::length(first, last);
     co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
     co_return detail::algo::at(d_first, n);
   }
   template <std::random_access_iterator It1, std::random_access_iterator It2, std::random_access_iterator Out,
@@ -553,6 +561,7 @@ struct transform_fn {
     detail::algo::transform2_ctx<It1, It2, Out, F> ctx{{}, first1, first2, d_first, &f};
     std::size_t const n = detail::algo::length(first1, last1);
     co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
     co_return detail::algo::at(d_first, n);
   }
 };
@@ -583,6 +592,7 @@ struct count_if_fn {
         &count,
         detail::algo::transform_reduce_in_task<It, std::ptrdiff_t, std::plus<>, detail::algo::as_count<Pred>>,
         first, last, std::ptrdiff_t{0}, std::plus<>{}, one, p);
+    co_await fj::join;
     co_return static_cast<std::iter_difference_t<It>>(count);
   }
 };
@@ -592,6 +602,7 @@ struct find_if_fn {
   task<It> operator()(It first, It last, Pred pred, partition p = {}) const {
     std::size_t i = 0;
     co_await fj::call(&i, detail::algo::find_in_task<It, Pred>, first, last, std::move(pred), false, p);
+    co_await fj::join;
     co_return detail::algo::at(first, i);
   }
 };
@@ -601,6 +612,7 @@ struct any_of_fn {
   task<bool> operator()(It first, It last, Pred pred, partition p = {}) const {
     std::size_t i = 0;
     co_await fj::call(&i, detail::algo::find_in_task<It, Pred>, first, last, std::move(pred), true, p);
+    co_await fj::join;
     co_return i < detail::algo::length(first, last);
   }
 };
@@ -610,6 +622,7 @@ struct none_of_fn {
   task<bool> operator()(It first, It last, Pred pred, partition p = {}) const {
     std::size_t i = 0;
     co_await fj::call(&i, detail::algo::find_in_task<It, Pred>, first, last, std::move(pred), true, p);
+    co_await fj::join;
     co_return i >= detail::algo::length(first, last);
   }
 };
@@ -621,6 +634,7 @@ struct all_of_fn {
     detail::algo::negated<Pred> no{&pred};
     co_await fj::call(&i, detail::algo::find_in_task<It, detail::algo::negated<Pred>>, first, last, no, true,
                       p);
+    co_await fj::join;
     co_return i >= detail::algo::length(first, last);
   }
 };

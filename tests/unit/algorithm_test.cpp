@@ -522,6 +522,39 @@ TEST(Algorithm, TaskFormsRunInsideATask) {
   });
 }
 
+TEST(Algorithm, TaskFormsRethrowAtTheirCallAndUseNoPartialResult) {
+  on_every_pool([](auto& pool) {
+    for (fj::partition p : partitions()) {
+      auto v = random_values(large());
+      std::size_t const k = random_index(v.size());
+      v[k] = 77'777;
+      auto throwing_plus = [k](std::int64_t a, std::int64_t b) {
+        if (a == 77'777 || b == 77'777) throw element_error(k);
+        return a + b;
+      };
+      auto body = [&]() -> fj::task<int> {
+        int caught = 0;
+        std::vector<std::int64_t> out(v.size());
+        try {
+          co_await fj::call(fj::co::inclusive_scan, v.begin(), v.end(), out.begin(), throwing_plus, p);
+          co_await fj::join;
+        } catch (const element_error&) {
+          ++caught;
+        }
+        try {
+          std::int64_t sum = 0;
+          co_await fj::call(&sum, fj::co::reduce, v.begin(), v.end(), std::int64_t{0}, throwing_plus, p);
+          co_await fj::join;
+        } catch (const element_error&) {
+          ++caught;
+        }
+        co_return caught;
+      };
+      EXPECT_EQ(fj::sync_wait(pool, body), 2);
+    }
+  });
+}
+
 TEST(Algorithm, ThePoolFormOnItsOwnWorkerIsADeadlockError) {
   auto& pool = all_pools().two;
   std::vector<int> v(10, 1);

@@ -4,6 +4,10 @@
 // in index order. Each splits in one of the ways fj::partition names (partition.hpp): lazily (split the rest
 // of a piece only when this worker has nothing a thief could take) or in a fixed balanced tree.
 //
+// An exception from a called child surfaces at the caller's next join, not at the co_await fj::call
+// (docs/api.md, "What the runtime guarantees"): every call in these files is followed by a join before its
+// result is used.
+//
 // A context (the Ctx parameters) lives in the frame or on the stack of whoever started the algorithm, and the
 // tasks here get a pointer to it: strict fork-join means every task is joined before that frame ends.
 
@@ -108,7 +112,7 @@ template <scheduler Pool, class Ctx>
 void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
   loop_start const s = start_loop(ctx, n, p, entry_budget(pool));
-  if (s.done == n) return;
+  if (s.done == n || ctx.stop.stopped()) return;  // stopped: a search already found its answer
   if (s.fixed) {
     fj::sync_wait(pool, fixed_loop<Ctx>, &ctx, s.done, n);
   } else {
@@ -120,11 +124,13 @@ void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
 template <class Ctx>
 task<void> loop_in_task(Ctx* ctx, std::size_t n, partition p) {
   loop_start const s = start_loop(*ctx, n, p, in_task_gate_ns);
-  if (s.done == n) co_return;
+  if (s.done == n || ctx->stop.stopped()) co_return;  // stopped: a search already found its answer
   if (s.fixed) {
     co_await fj::call(fixed_loop<Ctx>, ctx, s.done, n);
+    co_await fj::join;
   } else {
     co_await fj::call(lazy_loop<Ctx>, ctx, s.done, n);
+    co_await fj::join;
   }
 }
 
@@ -233,8 +239,10 @@ task<std::optional<typename Ctx::value_type>> fold_in_task(Ctx* ctx, std::size_t
   std::optional<typename Ctx::value_type> rest;
   if (s.fixed) {
     co_await fj::call(&rest, fixed_fold<Ctx>, ctx, s.done, n);
+    co_await fj::join;
   } else {
     co_await fj::call(&rest, lazy_fold<Ctx>, ctx, s.done, n);
+    co_await fj::join;
   }
   co_return combine(ctx, std::move(s.prefix), std::move(rest));
 }

@@ -117,9 +117,11 @@ template <class Ctx, class T>
 task<void> scan_passes(Ctx* ctx, std::optional<T> initial) {
   ctx->sums.resize(ctx->chunks);
   if (ctx->chunks > 1) co_await fj::call(fixed_loop<Ctx>, ctx, std::size_t{0}, ctx->chunks - 1);
+  co_await fj::join;
   ctx->carry_forward(std::move(initial));
   ctx->second_pass = true;
   co_await fj::call(fixed_loop<Ctx>, ctx, std::size_t{0}, ctx->chunks);
+  co_await fj::join;
 }
 
 // The serial part of a scan: everything (small inputs), or a timed prefix. Returns how far it got; `carry`

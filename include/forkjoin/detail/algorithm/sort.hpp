@@ -256,8 +256,10 @@ task<void> parallel_merge_sort(stop_flag* stop, Comp* comp, It data, Buf buffer,
   if (stop->stopped()) co_return;
   if (to_buffer) {
     co_await fj::call(parallel_merge<It, Buf, Comp>, stop, comp, data, m, at(data, m), n - m, buffer);
+    co_await fj::join;
   } else {
     co_await fj::call(parallel_merge<Buf, It, Comp>, stop, comp, buffer, m, at(buffer, m), n - m, data);
+    co_await fj::join;
   }
 }
 
@@ -293,6 +295,7 @@ task<void> stable_sort_task(stop_flag* stop, Comp* comp, It first, std::iter_val
                             std::size_t n) {
   co_await fj::call(parallel_merge_sort<std::iter_value_t<It>*, It, Comp>, stop, comp, buffer, first, n,
                     true);
+  co_await fj::join;
 }
 
 }  // namespace fj::detail::algo
