@@ -39,13 +39,18 @@ namespace fj::detail::algo {
 template <class X>
 concept not_partition = !std::same_as<std::remove_cvref_t<X>, partition>;
 
+template <class It>
+struct range_bounds {
+  It first;
+  It last;
+};
+
+// The iterators of a range argument. The algorithms read the range only through them, while the call runs,
+// so a temporary range (a std::span made in the call, a view) is fine and nothing is forwarded.
 template <std::ranges::random_access_range R>
-auto first_of(R& r) {
-  return std::ranges::begin(r);
-}
-template <std::ranges::random_access_range R>
-auto last_of(R& r) {
-  return std::ranges::begin(r) + std::ranges::distance(r);
+auto bounds(R&& r) {  // NOLINT(cppcoreguidelines-missing-std-forward): only its iterators are taken
+  auto const first = std::ranges::begin(r);
+  return range_bounds<decltype(first)>{first, first + std::ranges::distance(r)};
 }
 
 // ---- the bodies shared by the forms with a pool (Pool is a scheduler) and the task forms (Pool is
@@ -218,7 +223,8 @@ void for_each(Pool& pool, It first, It last, F f, partition p = {}) {
 }
 template <scheduler Pool, std::ranges::random_access_range R, class F>
 void for_each(Pool& pool, R&& r, F f, partition p = {}) {
-  fj::for_each(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(f), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  fj::for_each(pool, b.first, b.last, std::move(f), p);
 }
 template <std::random_access_iterator It, class F>
 void for_each(It first, It last, F f, partition p = {}) {
@@ -226,7 +232,8 @@ void for_each(It first, It last, F f, partition p = {}) {
 }
 template <std::ranges::random_access_range R, class F>
 void for_each(R&& r, F f, partition p = {}) {
-  fj::for_each(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), std::move(f), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  fj::for_each(default_pool(), b.first, b.last, std::move(f), p);
 }
 
 // for_each_index: f(i) for every integer i of [first, last) (none when last <= first).
@@ -263,7 +270,8 @@ Out transform(Pool& pool, It1 first1, It1 last1, It2 first2, Out d_first, F f, p
 }
 template <scheduler Pool, std::ranges::random_access_range R, std::random_access_iterator Out, class F>
 Out transform(Pool& pool, R&& r, Out d_first, F f, partition p = {}) {
-  return fj::transform(pool, detail::algo::first_of(r), detail::algo::last_of(r), d_first, std::move(f), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::transform(pool, b.first, b.last, d_first, std::move(f), p);
 }
 template <std::random_access_iterator It, std::random_access_iterator Out, class F>
   requires detail::algo::not_partition<F>
@@ -277,8 +285,8 @@ Out transform(It1 first1, It1 last1, It2 first2, Out d_first, F f, partition p =
 }
 template <std::ranges::random_access_range R, std::random_access_iterator Out, class F>
 Out transform(R&& r, Out d_first, F f, partition p = {}) {
-  return fj::transform(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), d_first,
-                       std::move(f), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::transform(default_pool(), b.first, b.last, d_first, std::move(f), p);
 }
 
 // transform_reduce: init combined with transform(x) for every x, by `reduce`, which must be associative
@@ -290,8 +298,8 @@ T transform_reduce(Pool& pool, It first, It last, T init, R reduce, U transform,
 }
 template <scheduler Pool, std::ranges::random_access_range Rg, class T, class R, class U>
 T transform_reduce(Pool& pool, Rg&& r, T init, R reduce, U transform, partition p = {}) {
-  return detail::algo::transform_reduce_on(pool, detail::algo::first_of(r), detail::algo::last_of(r),
-                                           std::move(init), reduce, transform, p);
+  auto const b = detail::algo::bounds(std::forward<Rg>(r));
+  return detail::algo::transform_reduce_on(pool, b.first, b.last, std::move(init), reduce, transform, p);
 }
 template <std::random_access_iterator It, class T, class R, class U>
 T transform_reduce(It first, It last, T init, R reduce, U transform, partition p = {}) {
@@ -300,8 +308,9 @@ T transform_reduce(It first, It last, T init, R reduce, U transform, partition p
 }
 template <std::ranges::random_access_range Rg, class T, class R, class U>
 T transform_reduce(Rg&& r, T init, R reduce, U transform, partition p = {}) {
-  return detail::algo::transform_reduce_on(default_pool(), detail::algo::first_of(r),
-                                           detail::algo::last_of(r), std::move(init), reduce, transform, p);
+  auto const b = detail::algo::bounds(std::forward<Rg>(r));
+  return detail::algo::transform_reduce_on(default_pool(), b.first, b.last, std::move(init), reduce,
+                                           transform, p);
 }
 
 // reduce: init combined with every element by op (default std::plus<>; init defaults to a value-initialised
@@ -317,8 +326,8 @@ template <scheduler Pool, std::ranges::random_access_range R,
           detail::algo::not_partition T = std::ranges::range_value_t<R>,
           detail::algo::not_partition Op = std::plus<>>
 T reduce(Pool& pool, R&& r, T init = T{}, Op op = {}, partition p = {}) {
-  return fj::reduce(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(init), std::move(op),
-                    p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::reduce(pool, b.first, b.last, std::move(init), std::move(op), p);
 }
 template <std::random_access_iterator It, detail::algo::not_partition T = std::iter_value_t<It>,
           detail::algo::not_partition Op = std::plus<>>
@@ -328,8 +337,8 @@ T reduce(It first, It last, T init = T{}, Op op = {}, partition p = {}) {
 template <std::ranges::random_access_range R, detail::algo::not_partition T = std::ranges::range_value_t<R>,
           detail::algo::not_partition Op = std::plus<>>
 T reduce(R&& r, T init = T{}, Op op = {}, partition p = {}) {
-  return fj::reduce(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), std::move(init),
-                    std::move(op), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::reduce(default_pool(), b.first, b.last, std::move(init), std::move(op), p);
 }
 
 // count_if: the number of elements that satisfy pred.
@@ -343,7 +352,8 @@ std::iter_difference_t<It> count_if(Pool& pool, It first, It last, Pred pred, pa
 }
 template <scheduler Pool, std::ranges::random_access_range R, class Pred>
 std::ranges::range_difference_t<R> count_if(Pool& pool, R&& r, Pred pred, partition p = {}) {
-  return fj::count_if(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::count_if(pool, b.first, b.last, std::move(pred), p);
 }
 template <std::random_access_iterator It, class Pred>
 std::iter_difference_t<It> count_if(It first, It last, Pred pred, partition p = {}) {
@@ -351,8 +361,8 @@ std::iter_difference_t<It> count_if(It first, It last, Pred pred, partition p = 
 }
 template <std::ranges::random_access_range R, class Pred>
 std::ranges::range_difference_t<R> count_if(R&& r, Pred pred, partition p = {}) {
-  return fj::count_if(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred),
-                      p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::count_if(default_pool(), b.first, b.last, std::move(pred), p);
 }
 
 // find_if: the first element that satisfies pred, or last. Blocks after a match are not examined.
@@ -377,19 +387,23 @@ bool all_of(Pool& pool, It first, It last, Pred pred, partition p = {}) {
 }
 template <scheduler Pool, std::ranges::random_access_range R, class Pred>
 auto find_if(Pool& pool, R&& r, Pred pred, partition p = {}) {
-  return fj::find_if(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::find_if(pool, b.first, b.last, std::move(pred), p);
 }
 template <scheduler Pool, std::ranges::random_access_range R, class Pred>
 bool any_of(Pool& pool, R&& r, Pred pred, partition p = {}) {
-  return fj::any_of(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::any_of(pool, b.first, b.last, std::move(pred), p);
 }
 template <scheduler Pool, std::ranges::random_access_range R, class Pred>
 bool none_of(Pool& pool, R&& r, Pred pred, partition p = {}) {
-  return fj::none_of(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::none_of(pool, b.first, b.last, std::move(pred), p);
 }
 template <scheduler Pool, std::ranges::random_access_range R, class Pred>
 bool all_of(Pool& pool, R&& r, Pred pred, partition p = {}) {
-  return fj::all_of(pool, detail::algo::first_of(r), detail::algo::last_of(r), std::move(pred), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::all_of(pool, b.first, b.last, std::move(pred), p);
 }
 template <std::random_access_iterator It, class Pred>
 It find_if(It first, It last, Pred pred, partition p = {}) {
@@ -409,19 +423,19 @@ bool all_of(It first, It last, Pred pred, partition p = {}) {
 }
 template <std::ranges::random_access_range R, class Pred>
 auto find_if(R&& r, Pred pred, partition p = {}) {
-  return fj::find_if(default_pool(), r, std::move(pred), p);
+  return fj::find_if(default_pool(), std::forward<R>(r), std::move(pred), p);
 }
 template <std::ranges::random_access_range R, class Pred>
 bool any_of(R&& r, Pred pred, partition p = {}) {
-  return fj::any_of(default_pool(), r, std::move(pred), p);
+  return fj::any_of(default_pool(), std::forward<R>(r), std::move(pred), p);
 }
 template <std::ranges::random_access_range R, class Pred>
 bool none_of(R&& r, Pred pred, partition p = {}) {
-  return fj::none_of(default_pool(), r, std::move(pred), p);
+  return fj::none_of(default_pool(), std::forward<R>(r), std::move(pred), p);
 }
 template <std::ranges::random_access_range R, class Pred>
 bool all_of(R&& r, Pred pred, partition p = {}) {
-  return fj::all_of(default_pool(), r, std::move(pred), p);
+  return fj::all_of(default_pool(), std::forward<R>(r), std::move(pred), p);
 }
 
 // inclusive_scan: *(d_first + i) = x0 op x1 op ... op xi (init op x0 op ... with an init); exclusive_scan:
@@ -446,14 +460,14 @@ Out exclusive_scan(Pool& pool, It first, It last, Out d_first, T init, Op op = {
 template <scheduler Pool, std::ranges::random_access_range R, std::random_access_iterator Out,
           detail::algo::not_partition Op = std::plus<>>
 Out inclusive_scan(Pool& pool, R&& r, Out d_first, Op op = {}, partition p = {}) {
-  return fj::inclusive_scan(pool, detail::algo::first_of(r), detail::algo::last_of(r), d_first, std::move(op),
-                            p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::inclusive_scan(pool, b.first, b.last, d_first, std::move(op), p);
 }
 template <scheduler Pool, std::ranges::random_access_range R, std::random_access_iterator Out, class T,
           detail::algo::not_partition Op = std::plus<>>
 Out exclusive_scan(Pool& pool, R&& r, Out d_first, T init, Op op = {}, partition p = {}) {
-  return fj::exclusive_scan(pool, detail::algo::first_of(r), detail::algo::last_of(r), d_first,
-                            std::move(init), std::move(op), p);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  return fj::exclusive_scan(pool, b.first, b.last, d_first, std::move(init), std::move(op), p);
 }
 template <std::random_access_iterator It, std::random_access_iterator Out,
           detail::algo::not_partition Op = std::plus<>>
@@ -482,7 +496,8 @@ void sort(Pool& pool, It first, It last, Comp comp = {}) {
 template <scheduler Pool, std::ranges::random_access_range R, class Comp = std::ranges::less>
   requires std::sortable<std::ranges::iterator_t<R>, Comp>
 void sort(Pool& pool, R&& r, Comp comp = {}) {
-  detail::algo::sort_on(pool, detail::algo::first_of(r), detail::algo::last_of(r), comp);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  detail::algo::sort_on(pool, b.first, b.last, comp);
 }
 template <std::random_access_iterator It, class Comp = std::ranges::less>
   requires std::sortable<It, Comp>
@@ -492,7 +507,8 @@ void sort(It first, It last, Comp comp = {}) {
 template <std::ranges::random_access_range R, class Comp = std::ranges::less>
   requires std::sortable<std::ranges::iterator_t<R>, Comp>
 void sort(R&& r, Comp comp = {}) {
-  detail::algo::sort_on(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), comp);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  detail::algo::sort_on(default_pool(), b.first, b.last, comp);
 }
 template <scheduler Pool, std::random_access_iterator It, class Comp = std::ranges::less>
   requires std::sortable<It, Comp>
@@ -502,7 +518,8 @@ void stable_sort(Pool& pool, It first, It last, Comp comp = {}) {
 template <scheduler Pool, std::ranges::random_access_range R, class Comp = std::ranges::less>
   requires std::sortable<std::ranges::iterator_t<R>, Comp>
 void stable_sort(Pool& pool, R&& r, Comp comp = {}) {
-  detail::algo::stable_sort_on(pool, detail::algo::first_of(r), detail::algo::last_of(r), comp);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  detail::algo::stable_sort_on(pool, b.first, b.last, comp);
 }
 template <std::random_access_iterator It, class Comp = std::ranges::less>
   requires std::sortable<It, Comp>
@@ -512,7 +529,8 @@ void stable_sort(It first, It last, Comp comp = {}) {
 template <std::ranges::random_access_range R, class Comp = std::ranges::less>
   requires std::sortable<std::ranges::iterator_t<R>, Comp>
 void stable_sort(R&& r, Comp comp = {}) {
-  detail::algo::stable_sort_on(default_pool(), detail::algo::first_of(r), detail::algo::last_of(r), comp);
+  auto const b = detail::algo::bounds(std::forward<R>(r));
+  detail::algo::stable_sort_on(default_pool(), b.first, b.last, comp);
 }
 
 }  // namespace fj

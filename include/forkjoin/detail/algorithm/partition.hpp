@@ -126,7 +126,7 @@ struct gate_result {
 // Runs block(lo, hi) over [0, n) in growing blocks on the calling thread until either everything is done or
 // budget_ns has passed; then reports how far it got and a block size that should take about target_block_ns.
 template <class Block>
-gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block&& block) {
+gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block) {
   using clock = std::chrono::steady_clock;
   auto const start = clock::now();
   std::size_t done = 0;
