@@ -13,22 +13,33 @@ using index = std::ptrdiff_t;
 
 index size_of(std::span<const value> xs) { return static_cast<index>(xs.size()); }
 
+// clang's OpenMP keeps a scan's temporary buffer, one element per iteration, on the calling thread's stack:
+// 10^7 elements overflow it. So the directive runs over blocks of at most this many elements (2 MiB of
+// buffer), one parallel region each, and the running sum is carried from block to block.
+constexpr index scan_block = index{1} << 18;
+
 void scan_impl(std::span<const value> in, std::span<value> out, int w, bool inclusive) {
-  value sum = 0;
+  value carry = 0;
   index const n = size_of(in);
-  if (inclusive) {
+  for (index lo = 0; lo < n; lo += scan_block) {
+    index const hi = std::min(n, lo + scan_block);
+    value sum = 0;  // an inscan reduction's variable starts at its identity; the carry is added on output
+    if (inclusive) {
 #pragma omp parallel for num_threads(w) reduction(inscan, + : sum)
-    for (index i = 0; i < n; ++i) {
-      sum += in[static_cast<std::size_t>(i)];
+      for (index i = lo; i < hi; ++i) {
+        sum += in[static_cast<std::size_t>(i)];
 #pragma omp scan inclusive(sum)
-      out[static_cast<std::size_t>(i)] = sum;
-    }
-  } else {
+        out[static_cast<std::size_t>(i)] = carry + sum;
+      }
+      carry = out[static_cast<std::size_t>(hi - 1)];
+    } else {
 #pragma omp parallel for num_threads(w) reduction(inscan, + : sum)
-    for (index i = 0; i < n; ++i) {
-      out[static_cast<std::size_t>(i)] = sum;
+      for (index i = lo; i < hi; ++i) {
+        out[static_cast<std::size_t>(i)] = carry + sum;
 #pragma omp scan exclusive(sum)
-      sum += in[static_cast<std::size_t>(i)];
+        sum += in[static_cast<std::size_t>(i)];
+      }
+      carry = out[static_cast<std::size_t>(hi - 1)] + in[static_cast<std::size_t>(hi - 1)];
     }
   }
 }
