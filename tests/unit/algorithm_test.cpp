@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -37,7 +39,7 @@ pools& all_pools() {
 }
 
 template <class Fn>
-void on_every_pool(Fn&& fn) {
+void on_every_pool(Fn fn) {
   pools& p = all_pools();
   fn(p.one);
   fn(p.two);
@@ -193,7 +195,7 @@ TEST(Algorithm, FixedGrainReduceIsBitwiseTheSameAtEveryWorkerCount) {
   for (int run = 0; run < 3; ++run) {
     on_every_pool([&](auto& pool) {
       double const r = fj::reduce(pool, v.begin(), v.end(), 0.0, std::plus<>{}, fj::fixed_grain(64));
-      EXPECT_EQ(std::memcmp(&r, &first, sizeof r), 0) << r << " vs " << first;
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(r), std::bit_cast<std::uint64_t>(first)) << r << " vs " << first;
     });
   }
 }
