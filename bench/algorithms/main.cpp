@@ -106,6 +106,7 @@ double copy_bandwidth(int threads, int reps) {
   for (int r = 0; r <= reps; ++r) {
     auto const t0 = clock_type::now();
     std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&, t] {
         std::size_t const lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
