@@ -18,8 +18,12 @@
 #                 stack peak exceeds the bound. --scale quick is passed on to it.
 # 4. compile time: examples/fib.cpp against the same program with oneTBB (scripts/compile-time.sh); its table
 #                 is appended to fj-bench's report.md.
-# The job fails (after running everything) if fj-memory or fj-steal-contention fails.
-# Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2), FJ_MEMORY_ARGS (more fj-memory options).
+# 5. fj-algorithms: the parallel algorithms against serial std::, oneTBB, OpenMP and std::execution::par
+#                 (bench/algorithms/README.md); results in results/algorithms/, its table appended to fj-bench's
+#                 report.md. FJ_ALGORITHMS_ARGS passes options to it (e.g. --big for 10^8 elements).
+# The job fails (after running everything) if fj-memory, fj-steal-contention or fj-algorithms fails.
+# Environment: FJ_BUILD_ROOT (default: build), FJ_JOBS (default: 2), FJ_MEMORY_ARGS (more fj-memory options),
+# FJ_ALGORITHMS_ARGS (fj-algorithms options).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -159,11 +163,29 @@ if [[ $wants_help -eq 0 ]]; then
   fi
 fi
 
+algorithms_failed=0
+if [[ $wants_help -eq 0 ]] && has_target fj-algorithms; then
+  cmake --build "$dir" -j "$jobs" --target fj-algorithms
+  algorithms_args=(--out "$results/algorithms")
+  [[ " $* " == *" --scale quick "* || " $* " == *" --scale=quick "* ]] && algorithms_args+=(--sizes 1000,100000 --reps 3)
+  read -r -a extra_algorithms_args <<<"${FJ_ALGORITHMS_ARGS:-}"
+  algorithms_args+=("${extra_algorithms_args[@]}")
+  echo "=== fj-algorithms ${algorithms_args[*]} (also in $results/algorithms/)"
+  if ! "$dir/bin/fj-algorithms" "${algorithms_args[@]}" </dev/null; then
+    algorithms_failed=1
+    echo "bench: fj-algorithms: an implementation gave a wrong answer (see above)" >&2
+  fi
+  if [[ -f "$report_dir/report.md" && -f "$results/algorithms/algorithms.md" ]]; then
+    { echo; sed 's/^#/##/' "$results/algorithms/algorithms.md"; } >>"$report_dir/report.md"
+  fi
+  ran=$((ran + 1))
+fi
+
 if [[ $ran -eq 0 ]]; then
   echo "bench: nothing to run" >&2
   exit 1
 fi
 echo "=== results in $results/"
-if [[ $memory_failed -ne 0 || $steal_contention_failed -ne 0 ]]; then
+if [[ $memory_failed -ne 0 || $steal_contention_failed -ne 0 || $algorithms_failed -ne 0 ]]; then
   exit 1
 fi

@@ -1,0 +1,456 @@
+// fj-algorithms: forkjoin's parallel algorithms (include/forkjoin/algorithm.hpp) against serial std::,
+// oneTBB, OpenMP and std::execution::par, at several sizes and worker counts. Implementations run
+// interleaved (one sample of each in turn), and each figure is the median of the samples. Every
+// implementation's answer is checked against the serial one first. See bench/algorithms/README.md.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace {
+
+using fja::kernels;
+using fja::key;
+using fja::value;
+using clock_type = std::chrono::steady_clock;
+
+struct options {
+  std::vector<std::size_t> sizes{1'000, 100'000, 10'000'000};
+  bool big = false;  // adds 10^8 for sort, reduce and the scans
+  int reps = 5;
+  std::vector<int> workers{1, 2};
+  std::string out = "results/algorithms";
+  std::vector<std::string> only;  // algorithms to run (all when empty)
+};
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> parts;
+  std::stringstream in(s);
+  for (std::string part; std::getline(in, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+[[noreturn]] void usage(int code) {
+  std::printf(
+      "usage: fj-algorithms [--sizes 1000,100000,10000000] [--big] [--reps 5] [--workers 1,2]\n"
+      "                     [--algorithms for_each,transform,reduce,transform_reduce,inclusive_scan,\n"
+      "                      exclusive_scan,count_if,find,sort,stable_sort] [--out results/algorithms]\n"
+      "  --big   also 10^8 elements for sort, reduce and the scans (about 2 GB of memory, minutes)\n");
+  std::exit(code);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string const a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) usage(2);
+      return argv[++i];
+    };
+    if (a == "--sizes") {
+      o.sizes.clear();
+      for (auto const& s : split(next())) o.sizes.push_back(std::stoull(s));
+    } else if (a == "--big") {
+      o.big = true;
+    } else if (a == "--reps") {
+      o.reps = std::max(1, std::stoi(next()));
+    } else if (a == "--workers") {
+      o.workers.clear();
+      for (auto const& s : split(next())) o.workers.push_back(std::max(1, std::stoi(s)));
+    } else if (a == "--algorithms") {
+      o.only = split(next());
+    } else if (a == "--out") {
+      o.out = next();
+    } else if (a == "--help" || a == "-h") {
+      usage(0);
+    } else {
+      std::fprintf(stderr, "fj-algorithms: unknown argument %s\n", a.c_str());
+      usage(2);
+    }
+  }
+  return o;
+}
+
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  std::size_t const m = xs.size() / 2;
+  return xs.size() % 2 == 1 ? xs[m] : (xs[m - 1] + xs[m]) / 2;
+}
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// Bytes per second of a copy (bytes read plus bytes written), by `threads` threads each copying its share of
+// a buffer much larger than the caches: the most that a memory-bound algorithm can move.
+double copy_bandwidth(int threads, int reps) {
+  std::size_t const n = std::size_t{1} << 25;  // 2^25 values: 256 MiB each way
+  std::vector<value> from(n, 1);
+  std::vector<value> to(n, 0);
+  std::vector<double> samples;
+  for (int r = 0; r <= reps; ++r) {
+    auto const t0 = clock_type::now();
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads));
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        std::size_t const lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+        std::size_t const hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+        std::memcpy(to.data() + lo, from.data() + lo, (hi - lo) * sizeof(value));
+      });
+    }
+    for (auto& th : pool) th.join();
+    double const s = seconds_since(t0);
+    if (r > 0) samples.push_back(static_cast<double>(2 * n * sizeof(value)) / s);
+  }
+  return median(samples);
+}
+
+// One benchmarked case: how to run one implementation on it (false: the implementation lacks it), how many
+// bytes one call reads and writes (0: not memory-bound), and whether a call needs fresh input.
+struct bench_case {
+  std::string algorithm;
+  std::string input;
+  std::size_t n;
+  double bytes;
+  // Runs implementation k once with `workers`; returns false when k lacks the algorithm. `check` compares the
+  // answer with the serial one (first call only).
+  std::function<bool(const kernels& k, int workers, bool check, bool& ok)> run;
+  std::function<void()> reset;  // restores the input before a call that changes it (not timed)
+  bool resets_each_call;
+};
+
+struct row {
+  std::string algorithm;
+  std::string input;
+  std::size_t n;
+  int workers;
+  std::string impl;
+  double seconds;  // median per call; < 0: not available
+  double speedup;  // serial median / this median
+  double gbps;     // bytes per second / 1e9, 0 when not memory-bound
+  double of_copy;  // gbps / copy bandwidth at this worker count
+};
+
+struct data {
+  std::vector<value> in;
+  std::vector<value> work;
+  std::vector<value> out;
+  std::vector<value> expected;
+  std::vector<key> keys;
+  std::vector<key> sorted_keys;
+  std::vector<key> key_work;
+};
+
+std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o) {
+  auto want = [&](const std::string& name) {
+    return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+  };
+  std::mt19937_64 rng(0x5eed + n);
+  d.in.resize(n);
+  for (auto& x : d.in) x = rng() % 2001;
+  d.work = d.in;
+  d.out.assign(n, 0);
+  d.expected.assign(n, 0);
+  d.keys.resize(n);
+  for (auto& k : d.keys) k = static_cast<key>(rng());
+  d.sorted_keys = d.keys;
+  std::sort(d.sorted_keys.begin(), d.sorted_keys.end());
+  d.key_work = d.keys;
+
+  std::vector<bench_case> cases;
+  double const v = sizeof(value);
+  auto reset_work = [&d] { std::copy(d.in.begin(), d.in.end(), d.work.begin()); };
+  auto no_reset = [] {};
+  if (want("for_each")) {
+    std::vector<value> expected = d.in;
+    for (auto& x : expected) x = fja::step(x);
+    cases.push_back({"for_each", "x = 3x + 1", n, 2 * v * static_cast<double>(n),
+                     [&d, expected](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.for_each == nullptr) return false;
+                       k.for_each(d.work, w);
+                       if (check) ok = d.work == expected;
+                       return true;
+                     },
+                     reset_work, false});
+  }
+  if (want("transform")) {
+    cases.push_back({"transform", "3x + 1", n, 2 * v * static_cast<double>(n),
+                     [&d](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.transform == nullptr) return false;
+                       k.transform(d.in, d.out, w);
+                       if (check) {
+                         ok = std::equal(d.in.begin(), d.in.end(), d.out.begin(),
+                                         [](value x, value y) { return fja::step(x) == y; });
+                       }
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  value const sum = std::accumulate(d.in.begin(), d.in.end(), value{0});
+  value squares = 0;
+  for (value x : d.in) squares += x * x;
+  if (want("reduce")) {
+    cases.push_back({"reduce", "sum", n, v * static_cast<double>(n),
+                     [&d, sum](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.reduce == nullptr) return false;
+                       value const r = k.reduce(d.in, w);
+                       if (check) ok = r == sum;
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  if (want("transform_reduce")) {
+    cases.push_back({"transform_reduce", "sum of squares", n, v * static_cast<double>(n),
+                     [&d, squares](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.transform_reduce == nullptr) return false;
+                       value const r = k.transform_reduce(d.in, w);
+                       if (check) ok = r == squares;
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  for (bool inclusive : {true, false}) {
+    std::string const name = inclusive ? "inclusive_scan" : "exclusive_scan";
+    if (!want(name)) continue;
+    std::vector<value> expected(n);
+    if (inclusive) {
+      std::inclusive_scan(d.in.begin(), d.in.end(), expected.begin());
+    } else {
+      std::exclusive_scan(d.in.begin(), d.in.end(), expected.begin(), value{0});
+    }
+    cases.push_back({name, "sum", n, 2 * v * static_cast<double>(n),
+                     [&d, inclusive, expected](const kernels& k, int w, bool check, bool& ok) {
+                       auto fn = inclusive ? k.inclusive_scan : k.exclusive_scan;
+                       if (fn == nullptr) return false;
+                       fn(d.in, d.out, w);
+                       if (check) ok = d.out == expected;
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  if (want("count_if")) {
+    auto const count = std::count_if(d.in.begin(), d.in.end(), fja::counted);
+    cases.push_back({"count_if", "x % 3 == 0", n, v * static_cast<double>(n),
+                     [&d, count](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.count_if == nullptr) return false;
+                       auto const r = k.count_if(d.in, w);
+                       if (check) ok = r == count;
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  if (want("find")) {
+    // One match, three quarters of the way: most of the range must be searched.
+    std::size_t const at = n * 3 / 4;
+    constexpr value target = 1'000'000;
+    cases.push_back({"find", "one match at 3n/4", n, v * 0.75 * static_cast<double>(n),
+                     [&d, at](const kernels& k, int w, bool check, bool& ok) {
+                       if (k.find == nullptr) return false;
+                       d.work[at] = target;
+                       std::size_t const r = k.find(d.work, target, w);
+                       if (check) ok = r == at;
+                       return true;
+                     },
+                     no_reset, false});
+  }
+  for (bool presorted : {false, true}) {
+    for (bool stable : {false, true}) {
+      std::string const name = stable ? "stable_sort" : "sort";
+      if (!want(name)) continue;
+      const std::vector<key>& input = presorted ? d.sorted_keys : d.keys;
+      cases.push_back({name, presorted ? "int32, presorted" : "int32, random", n, 0,
+                       [&d, stable](const kernels& k, int w, bool check, bool& ok) {
+                         auto fn = stable ? k.stable_sort : k.sort;
+                         if (fn == nullptr) return false;
+                         fn(d.key_work, w);
+                         if (check) ok = d.key_work == d.sorted_keys;
+                         return true;
+                       },
+                       [&d, &input] { std::copy(input.begin(), input.end(), d.key_work.begin()); }, true});
+    }
+  }
+  return cases;
+}
+
+bool is_big_case(const std::string& algorithm) {
+  return algorithm == "sort" || algorithm == "reduce" || algorithm == "inclusive_scan" ||
+         algorithm == "exclusive_scan";
+}
+
+std::string format_time(double s) {
+  char buf[64];
+  if (s < 0) return "—";
+  if (s < 1e-3) {
+    std::snprintf(buf, sizeof buf, "%.1f µs", s * 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  }
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // libomp's threads spin for 200 ms after a parallel region by default, which would steal the cores from
+  // the implementation measured next: make them sleep at once (unless the user chose otherwise).
+  setenv("KMP_BLOCKTIME", "0", 0);
+  options const o = parse(argc, argv);
+
+  std::vector<kernels> impls{fja::serial_kernels(), fja::forkjoin_kernels()};
+#if defined(FJA_HAVE_TBB)
+  impls.push_back(fja::tbb_kernels());
+#endif
+#if defined(FJA_HAVE_OMP)
+  impls.push_back(fja::omp_kernels());
+#endif
+#if defined(FJA_HAVE_STD_PAR)
+  impls.push_back(fja::std_par_kernels());
+#endif
+
+  std::vector<double> bandwidth;
+  for (int w : o.workers) {
+    bandwidth.push_back(copy_bandwidth(w, o.reps));
+    std::printf("copy bandwidth, %d thread(s): %.2f GB/s (read + written)\n", w, bandwidth.back() / 1e9);
+  }
+
+  std::vector<std::size_t> sizes = o.sizes;
+  if (o.big) sizes.push_back(100'000'000);
+  std::vector<row> rows;
+  bool all_ok = true;
+  for (std::size_t n : sizes) {
+    bool const big = o.big && n == 100'000'000;
+    data d;
+    auto cases = make_cases(d, n, o);
+    for (auto& c : cases) {
+      if (big && !is_big_case(c.algorithm)) continue;
+      for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
+        int const w = o.workers[wi];
+        // Calls per sample: enough that a sample of a small input lasts long enough to time.
+        std::size_t const inner =
+            c.resets_each_call ? 1 : std::max<std::size_t>(1, 1'000'000 / std::max<std::size_t>(n, 1));
+        std::vector<std::vector<double>> samples(impls.size());
+        std::vector<bool> available(impls.size(), true);
+        for (int r = -1; r < o.reps; ++r) {  // r == -1: the checked warm-up call
+          for (std::size_t k = 0; k < impls.size(); ++k) {
+            if (!available[k]) continue;
+            c.reset();
+            bool ok = true;
+            if (r < 0) {
+              available[k] = c.run(impls[k], w, true, ok);
+              if (!ok) {
+                std::fprintf(stderr, "fj-algorithms: WRONG ANSWER: %s %s n=%zu workers=%d %s\n",
+                             c.algorithm.c_str(), c.input.c_str(), n, w, impls[k].name);
+                all_ok = false;
+              }
+              continue;
+            }
+            auto const t0 = clock_type::now();
+            for (std::size_t i = 0; i < inner; ++i) c.run(impls[k], w, false, ok);
+            samples[k].push_back(seconds_since(t0) / static_cast<double>(inner));
+          }
+        }
+        double const serial = median(samples[0]);
+        for (std::size_t k = 0; k < impls.size(); ++k) {
+          row rw{c.algorithm, c.input, n, w, impls[k].name, -1, 0, 0, 0};
+          if (available[k]) {
+            rw.seconds = median(samples[k]);
+            rw.speedup = serial / rw.seconds;
+            if (c.bytes > 0) {
+              rw.gbps = c.bytes / rw.seconds / 1e9;
+              rw.of_copy = c.bytes / rw.seconds / bandwidth[wi];
+            }
+          }
+          rows.push_back(rw);
+        }
+        std::printf("%-17s %-18s n=%-10zu P=%d", c.algorithm.c_str(), c.input.c_str(), n, w);
+        for (std::size_t k = 0; k < impls.size(); ++k) {
+          std::printf("  %s %s", impls[k].name,
+                      format_time(rows[rows.size() - impls.size() + k].seconds).c_str());
+        }
+        std::printf("\n");
+        std::fflush(stdout);
+      }
+    }
+  }
+
+  std::filesystem::create_directories(o.out);
+  {
+    std::ofstream csv(o.out + "/algorithms.csv");
+    csv << "algorithm,input,n,workers,implementation,median_seconds,speedup_vs_serial,gb_per_s,fraction_of_"
+           "copy\n";
+    for (auto const& r : rows) {
+      csv << r.algorithm << ",\"" << r.input << "\"," << r.n << ',' << r.workers << ",\"" << r.impl << "\","
+          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.of_copy << '\n';
+    }
+  }
+  {
+    std::ofstream md(o.out + "/algorithms.md");
+    md << "# Parallel algorithms: forkjoin against serial std::, oneTBB, OpenMP, std::execution::par\n\n";
+    md << "Median of " << o.reps << " interleaved samples per cell; speedup over serial std:: in brackets. ";
+    md << "For memory-bound algorithms, forkjoin's GB/s (bytes read + written per second) and its share of "
+          "the ";
+    md << "copy bandwidth measured at the same thread count:";
+    for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %d thread(s) %.2f GB/s;", o.workers[wi], bandwidth[wi] / 1e9);
+      md << buf;
+    }
+    md << " `fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).\n\n";
+    md << "| algorithm | input | n | P |";
+    for (auto const& k : impls) md << ' ' << k.name << " |";
+    md << " forkjoin GB/s (of copy) | fj/best |\n|---|---|---|---|";
+    for (std::size_t k = 0; k < impls.size(); ++k) md << "---|";
+    md << "---|---|\n";
+    for (std::size_t i = 0; i < rows.size(); i += impls.size()) {
+      auto const& first = rows[i];
+      md << "| " << first.algorithm << " | " << first.input << " | " << first.n << " | " << first.workers
+         << " |";
+      double best_peer = -1;
+      for (std::size_t k = 0; k < impls.size(); ++k) {
+        auto const& r = rows[i + k];
+        char buf[96];
+        if (r.seconds < 0) {
+          md << " — |";
+          continue;
+        }
+        std::snprintf(buf, sizeof buf, " %s (%.2f×) |", format_time(r.seconds).c_str(), r.speedup);
+        md << buf;
+        if (k >= 2 && (best_peer < 0 || r.seconds < best_peer)) best_peer = r.seconds;
+      }
+      auto const& fj = rows[i + 1];
+      char buf[96];
+      if (fj.gbps > 0) {
+        std::snprintf(buf, sizeof buf, " %.2f (%.0f %%) |", fj.gbps, 100 * fj.of_copy);
+        md << buf;
+      } else {
+        md << " |";
+      }
+      if (best_peer > 0) {
+        std::snprintf(buf, sizeof buf, " %.2f |", fj.seconds / best_peer);
+        md << buf;
+      } else {
+        md << " |";
+      }
+      md << '\n';
+    }
+    if (!all_ok) md << "\n**Some implementation gave a wrong answer** (see the program's error output).\n";
+  }
+  std::printf("fj-algorithms: wrote %s/algorithms.md and algorithms.csv\n", o.out.c_str());
+  return all_ok ? 0 : 1;
+}

@@ -1,0 +1,151 @@
+#pragma once
+// fj::partition: how a parallel algorithm cuts its range into pieces (docs/algorithms.md "Grain"), and the
+// pieces every algorithm shares: the stop flag that ends the remaining work early after an exception, the
+// test that decides when to split, and the timed serial prefix that keeps small inputs off the pool.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+
+#include "forkjoin/detail/worker_context.hpp"
+
+namespace fj {
+
+// The three ways to split. Pass one as the last argument of an algorithm; the default is automatic().
+class partition {
+ public:
+  enum class kind : unsigned char {
+    automatic,  // timed serial prefix, then lazy binary splitting with a measured block size
+    grain,      // lazy binary splitting in blocks of `size` elements; parallel whenever size < n
+    fixed,      // a balanced binary tree of leaves of at most `size` elements: the same for any worker count
+  };
+
+  constexpr partition() noexcept = default;
+
+  [[nodiscard]] static constexpr partition automatic() noexcept { return {}; }
+  [[nodiscard]] static constexpr partition with_grain(std::size_t size) noexcept {
+    return partition(kind::grain, size);
+  }
+  [[nodiscard]] static constexpr partition with_fixed_grain(std::size_t size) noexcept {
+    return partition(kind::fixed, size);
+  }
+
+  [[nodiscard]] constexpr kind how() const noexcept { return kind_; }
+  // The grain in elements (at least 1); unused by automatic().
+  [[nodiscard]] constexpr std::size_t size() const noexcept { return size_; }
+
+ private:
+  constexpr partition(kind k, std::size_t size) noexcept : kind_(k), size_(size == 0 ? 1 : size) {}
+
+  kind kind_ = kind::automatic;
+  std::size_t size_ = 1;
+};
+
+// Blocks of `size` elements, split lazily (when the worker has nothing left that a thief could take).
+[[nodiscard]] constexpr partition grain(std::size_t size) noexcept { return partition::with_grain(size); }
+
+// A split that depends only on the range's length and `size`: reduce and scan then combine in the same order,
+// and give the same floating-point rounding, at any worker count and on any run.
+[[nodiscard]] constexpr partition fixed_grain(std::size_t size = 2048) noexcept {
+  return partition::with_fixed_grain(size);
+}
+
+}  // namespace fj
+
+namespace fj::detail::algo {
+
+// Below this many elements an automatic partition runs the serial loop with no timing at all, so that small
+// inputs pay only a comparison. Elements costing microseconds each need fj::grain to go parallel here.
+inline constexpr std::size_t serial_cutoff = 2048;
+// The timed prefix of a call from ordinary code: entering the pool (a submission, a wake-up, a blocking
+// wait) costs tens of microseconds, so work that finishes within this much time stays on the caller.
+inline constexpr std::uint64_t enter_pool_ns = 50'000;
+// The timed prefix inside a task, where going parallel costs only forks: just long enough to measure.
+inline constexpr std::uint64_t in_task_gate_ns = 4'000;
+// The budget of a call on a pool of one worker: that worker would only run the work the caller can run
+// itself, after a wake-up, so an automatic partition runs it all on the caller.
+inline constexpr std::uint64_t unlimited_ns = std::numeric_limits<std::uint64_t>::max();
+
+// The measured block size aims at blocks this long: the split test runs once per block, and a thief waits
+// at most about a block for its victim to split.
+inline constexpr std::uint64_t target_block_ns = 4'000;
+// The first timed block of the prefix; each next one is twice as long, so the clock is read O(log n) times.
+inline constexpr std::size_t first_gate_block = 256;
+
+// The number of elements of [first, last), or 0 for an empty or reversed range.
+template <std::random_access_iterator It>
+[[nodiscard]] constexpr std::size_t length(const It& first, const It& last) {
+  auto const d = last - first;
+  return d > 0 ? static_cast<std::size_t>(d) : 0;
+}
+
+// first + i, for i below the range's length (which fits the iterator's difference type).
+template <std::random_access_iterator It>
+[[nodiscard]] constexpr It at(const It& first, std::size_t i) {
+  return first + static_cast<std::iter_difference_t<It>>(i);
+}
+
+// Set by the first piece that throws (or, for a search, finds what it looks for); every piece tests it before
+// its next block, so that the rest of the work stops early.
+class stop_flag {
+ public:
+  [[nodiscard]] bool stopped() const noexcept {
+    // relaxed: only a hint to skip work. The exception itself reaches the caller through the joins, which
+    // order everything; a piece that misses the store only does work whose result is thrown away.
+    return flag_.load(std::memory_order_relaxed);
+  }
+  void stop() noexcept {
+    // relaxed: see stopped(); nothing is published through this flag.
+    flag_.store(true, std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<bool> flag_{false};
+};
+
+// Lazy binary splitting: split the rest of a piece only when this worker's deque is empty, that is when a
+// thief has taken every continuation it could have stolen here. Elsewhere (a thread outside the pool) never.
+[[nodiscard]] inline bool should_split() noexcept { return tls_worker != nullptr && tls_owner.empty(); }
+
+// What every context of a split algorithm holds: the stop flag, and the block size its engine uses.
+struct piece_state {
+  stop_flag stop;
+  std::size_t block = 1;
+};
+
+struct gate_result {
+  std::size_t done;   // elements [0, done) have been processed
+  std::size_t block;  // block size for the rest, from the measured time per element
+};
+
+// Runs block(lo, hi) over [0, n) in growing blocks on the calling thread until either everything is done or
+// budget_ns has passed; then reports how far it got and a block size that should take about target_block_ns.
+template <class Block>
+gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block) {
+  using clock = std::chrono::steady_clock;
+  auto const start = clock::now();
+  std::size_t done = 0;
+  std::size_t b = first_gate_block;
+  while (done < n) {
+    std::size_t const end = done + std::min(b, n - done);
+    block(done, end);
+    done = end;
+    auto const elapsed = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start).count());
+    if (elapsed >= budget_ns && done < n) {
+      double const per_element = static_cast<double>(elapsed) / static_cast<double>(done);
+      double const want = static_cast<double>(target_block_ns) / std::max(per_element, 1e-3);
+      double const capped = std::clamp(want, 1.0, static_cast<double>(1U << 20));
+      return {done, static_cast<std::size_t>(capped)};
+    }
+    b = b > std::numeric_limits<std::size_t>::max() / 2 ? b : b * 2;
+  }
+  return {n, 1};
+}
+
+}  // namespace fj::detail::algo

@@ -1,0 +1,301 @@
+#pragma once
+// sort (a parallel quicksort) and stable_sort (a parallel merge sort with a parallel merge).
+//
+// Every loop here is bounded by indices, never by what the comparator says: with a comparator that is not a
+// strict weak order (inconsistent, or even random answers) the sorts still end, touch only the range (and
+// the stable sort's buffer), and leave a permutation of the input (docs/algorithms.md "Bad input"). The
+// standard library's sorts do not promise that (their insertion sorts scan without a bound check), so the
+// serial leaves are this file's own, except for the orders known to be strict weak orders: the standard
+// less/greater function objects on integer and pointer types, which go to std::sort.
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <functional>
+#include <iterator>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/algorithm/loop.hpp"
+#include "forkjoin/detail/algorithm/partition.hpp"
+
+namespace fj::detail::algo {
+
+// Ranges up to this long are sorted by a serial leaf.
+inline constexpr std::size_t sort_leaf = 2048;
+// Below this length a sort called from ordinary code runs serially on the caller (entering the pool would
+// cost more than the parallel part saves).
+inline constexpr std::size_t sort_serial_cutoff = 4096;
+// Ranges up to this long are sorted by insertion.
+inline constexpr std::size_t insertion_limit = 16;
+// A merge of up to this many elements runs serially.
+inline constexpr std::size_t merge_leaf = 8192;
+
+template <class Comp, class T>
+inline constexpr bool known_strict_weak_order =
+    (std::is_integral_v<T> || std::is_pointer_v<T>) &&
+    (std::is_same_v<Comp, std::less<>> || std::is_same_v<Comp, std::greater<>> ||
+     std::is_same_v<Comp, std::less<T>> || std::is_same_v<Comp, std::greater<T>> ||
+     std::is_same_v<Comp, std::ranges::less> || std::is_same_v<Comp, std::ranges::greater>);
+
+// Stable insertion sort of [first, last), each scan bounded by `first`. If the comparator throws, the element
+// being inserted is put back first, so the range still holds every element.
+template <class It, class Comp>
+void insertion_sort(It first, It last, Comp& comp) {
+  if (first == last) return;
+  for (It i = std::next(first); i != last; ++i) {
+    if (!comp(*i, *std::prev(i))) continue;
+    auto value = std::move(*i);
+    It hole = i;
+    try {
+      do {
+        *hole = std::move(*std::prev(hole));
+        --hole;
+      } while (hole != first && comp(value, *std::prev(hole)));
+    } catch (...) {
+      *hole = std::move(value);
+      throw;
+    }
+    *hole = std::move(value);
+  }
+}
+
+// Moves the median of *a, *b, *c (by comp) to *a, with swaps only.
+template <class It, class Comp>
+void median_to_first(It a, It b, It c, Comp& comp) {
+  if (comp(*b, *a)) std::iter_swap(a, b);  // now *a <= *b
+  if (comp(*c, *b)) {
+    std::iter_swap(b, c);  // now *b is the largest
+    if (comp(*b, *a)) std::iter_swap(a, b);
+  }
+  // *a <= *b <= *c for a strict weak order: the median is *b.
+  std::iter_swap(a, b);
+}
+
+// Hoare partition around a pivot chosen by a median of three (of three medians for long ranges), with both
+// scans bounded by each other. Returns the pivot's final place p: [first, p) holds no element greater than
+// it, (p, last) none less, for a strict weak order; for any comparator both sides are shorter than the range.
+template <class It, class Comp>
+It partition_around_pivot(It first, It last, Comp& comp) {
+  auto const n = last - first;
+  It const mid = first + n / 2;
+  if (n > 128) {
+    auto const s = n / 8;
+    median_to_first(first + 1, first + s, first + 2 * s, comp);
+    median_to_first(mid, mid - s, mid + s, comp);
+    median_to_first(last - 1, last - 1 - s, last - 1 - 2 * s, comp);
+    median_to_first(first + 1, mid, last - 1, comp);
+    std::iter_swap(first, first + 1);
+  } else {
+    median_to_first(mid, first, last - 1, comp);
+    std::iter_swap(first, mid);
+  }
+  It i = first + 1;
+  It j = last - 1;
+  while (true) {
+    while (i <= j && comp(*i, *first)) ++i;
+    while (i <= j && comp(*first, *j)) --j;
+    if (i >= j) break;
+    std::iter_swap(i, j);
+    ++i;
+    --j;
+  }
+  It const p = i - 1;
+  std::iter_swap(first, p);
+  return p;
+}
+
+template <class It, class Comp>
+void heap_sort(It first, It last, Comp& comp) {
+  std::make_heap(first, last, std::ref(comp));
+  std::sort_heap(first, last, std::ref(comp));
+}
+
+// Serial introsort: quicksort, heapsort past a depth limit, insertion sort for short ranges. Recurses on the
+// shorter side only, so its stack depth is logarithmic.
+template <class It, class Comp>
+void serial_sort(It first, It last, Comp& comp, int depth) {
+  using T = std::iter_value_t<It>;
+  if constexpr (known_strict_weak_order<Comp, T>) {
+    (void)depth;
+    std::sort(first, last, comp);
+  } else {
+    while (static_cast<std::size_t>(last - first) > insertion_limit) {
+      if (depth-- <= 0) {
+        heap_sort(first, last, comp);
+        return;
+      }
+      It const p = partition_around_pivot(first, last, comp);
+      if (p - first < last - (p + 1)) {
+        serial_sort(first, p, comp, depth);
+        first = p + 1;
+      } else {
+        serial_sort(p + 1, last, comp, depth);
+        last = p;
+      }
+    }
+    insertion_sort(first, last, comp);
+  }
+}
+
+// A sorted input (common in practice) costs one pass; an unsorted one is usually found out within a few
+// elements. Bounded by the range whatever the comparator answers.
+template <class It, class Comp>
+[[nodiscard]] bool already_sorted(It first, std::size_t n, Comp& comp) {
+  return std::is_sorted(first, at(first, n), std::ref(comp));
+}
+
+[[nodiscard]] inline int depth_limit(std::size_t n) noexcept {
+  return 2 * static_cast<int>(std::bit_width(n)) + 2;
+}
+
+template <class It, class Comp>
+struct sort_ctx {
+  stop_flag stop;
+  Comp* comp;
+};
+
+// A comparator that throws stops the other pieces before its exception travels on.
+template <class Fn>
+void sort_piece(stop_flag& stop, Fn&& fn) {
+  if (stop.stopped()) return;
+  stopping_on_throw(stop, std::forward<Fn>(fn));
+}
+
+template <class It, class Comp>
+task<void> parallel_sort(sort_ctx<It, Comp>* ctx, It first, It last, int depth) {
+  auto const n = static_cast<std::size_t>(last - first);
+  if (n <= sort_leaf || depth <= 0) {
+    sort_piece(ctx->stop, [&] {
+      if (depth <= 0) {
+        heap_sort(first, last, *ctx->comp);
+      } else {
+        serial_sort(first, last, *ctx->comp, depth);
+      }
+    });
+    co_return;
+  }
+  if (ctx->stop.stopped()) co_return;
+  It p = first;
+  sort_piece(ctx->stop, [&] { p = partition_around_pivot(first, last, *ctx->comp); });
+  if (ctx->stop.stopped()) co_return;
+  co_await fj::fork(parallel_sort<It, Comp>, ctx, first, p, depth - 1);
+  co_await fj::call(parallel_sort<It, Comp>, ctx, p + 1, last, depth - 1);
+  co_await fj::join;
+}
+
+// ---- stable sort ----
+
+// Moves the stable merge of [a, a + na) and [b, b + nb) to out (bounded by both ranges' ends).
+template <class Src, class Dst, class Comp>
+void serial_merge(Src a, std::size_t na, Src b, std::size_t nb, Dst out, Comp& comp) {
+  std::merge(std::make_move_iterator(a), std::make_move_iterator(at(a, na)), std::make_move_iterator(b),
+             std::make_move_iterator(at(b, nb)), out, std::ref(comp));
+}
+
+template <class Src, class Dst, class Comp>
+task<void> parallel_merge(stop_flag* stop, Comp* comp, Src a, std::size_t na, Src b, std::size_t nb,
+                          Dst out) {
+  if (stop->stopped()) co_return;
+  if (na + nb <= merge_leaf) {
+    stopping_on_throw(*stop, [&] { serial_merge(a, na, b, nb, out, *comp); });
+    co_return;
+  }
+  // Split the longer run in the middle and the other where that element belongs; elements of `a` stay
+  // before equal elements of `b` on both sides, so the merge stays stable.
+  std::size_t i = 0;
+  std::size_t j = 0;
+  stopping_on_throw(*stop, [&] {
+    if (na >= nb) {
+      i = na / 2;
+      j = static_cast<std::size_t>(std::lower_bound(b, at(b, nb), *at(a, i), std::ref(*comp)) - b);
+    } else {
+      j = nb / 2;
+      i = static_cast<std::size_t>(std::upper_bound(a, at(a, na), *at(b, j), std::ref(*comp)) - a);
+    }
+  });
+  co_await fj::fork(parallel_merge<Src, Dst, Comp>, stop, comp, a, i, b, j, out);
+  co_await fj::call(parallel_merge<Src, Dst, Comp>, stop, comp, at(a, i), na - i, at(b, j), nb - j,
+                    at(out, i + j));
+  co_await fj::join;
+}
+
+// Sorts the n elements at `data` stably. The result ends in `data` (to_buffer false) or at `buffer` (true);
+// both hold n live elements.
+template <class It, class Buf, class Comp>
+void serial_merge_sort(It data, Buf buffer, std::size_t n, bool to_buffer, Comp& comp) {
+  if (n <= insertion_limit) {
+    insertion_sort(data, at(data, n), comp);
+    if (to_buffer) std::move(data, at(data, n), buffer);
+    return;
+  }
+  std::size_t const m = n / 2;
+  serial_merge_sort(data, buffer, m, !to_buffer, comp);
+  serial_merge_sort(at(data, m), at(buffer, m), n - m, !to_buffer, comp);
+  if (to_buffer) {
+    serial_merge(data, m, at(data, m), n - m, buffer, comp);
+  } else {
+    serial_merge(buffer, m, at(buffer, m), n - m, data, comp);
+  }
+}
+
+template <class It, class Buf, class Comp>
+task<void> parallel_merge_sort(stop_flag* stop, Comp* comp, It data, Buf buffer, std::size_t n,
+                               bool to_buffer) {
+  if (stop->stopped()) co_return;
+  if (n <= sort_leaf) {
+    stopping_on_throw(*stop, [&] { serial_merge_sort(data, buffer, n, to_buffer, *comp); });
+    co_return;
+  }
+  std::size_t const m = n / 2;
+  co_await fj::fork(parallel_merge_sort<It, Buf, Comp>, stop, comp, data, buffer, m, !to_buffer);
+  co_await fj::call(parallel_merge_sort<It, Buf, Comp>, stop, comp, at(data, m), at(buffer, m), n - m,
+                    !to_buffer);
+  co_await fj::join;
+  if (stop->stopped()) co_return;
+  if (to_buffer) {
+    co_await fj::call(parallel_merge<It, Buf, Comp>, stop, comp, data, m, at(data, m), n - m, buffer);
+    co_await fj::join;
+  } else {
+    co_await fj::call(parallel_merge<Buf, It, Comp>, stop, comp, buffer, m, at(buffer, m), n - m, data);
+    co_await fj::join;
+  }
+}
+
+// n live elements moved from the range, as the merge sort's second array; destroyed with it.
+template <class T>
+class merge_buffer {
+ public:
+  template <class It>
+  merge_buffer(It first, std::size_t n) : n_(n), data_(std::allocator<T>().allocate(n)) {
+    try {
+      std::uninitialized_move(first, at(first, n), data_);
+    } catch (...) {
+      std::allocator<T>().deallocate(data_, n_);
+      throw;
+    }
+  }
+  merge_buffer(const merge_buffer&) = delete;
+  merge_buffer& operator=(const merge_buffer&) = delete;
+  ~merge_buffer() {
+    std::destroy_n(data_, n_);
+    std::allocator<T>().deallocate(data_, n_);
+  }
+  [[nodiscard]] T* data() const noexcept { return data_; }
+
+ private:
+  std::size_t n_;
+  T* data_;
+};
+
+// The stable sort's task: the range's values are in `buffer` and go back sorted into the range.
+template <class It, class Comp>
+task<void> stable_sort_task(stop_flag* stop, Comp* comp, It first, std::iter_value_t<It>* buffer,
+                            std::size_t n) {
+  co_await fj::call(parallel_merge_sort<std::iter_value_t<It>*, It, Comp>, stop, comp, buffer, first, n,
+                    true);
+  co_await fj::join;
+}
+
+}  // namespace fj::detail::algo
