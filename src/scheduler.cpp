@@ -39,6 +39,7 @@ void cpu_relax() noexcept {
 void pool_engine::run(worker_context& w) {
   tls_worker = &w;
   tls_owner = w.owner;
+  if (!w.spawns_inline) tls_spawner = w.spawned_owner;
   // Thieves' fences then interrupt this worker's core alone (deque.md "Interrupting the victim's core only").
   w.owner.bind_thread();
   w.spawned_owner.bind_thread();
@@ -91,6 +92,7 @@ void pool_engine::run(worker_context& w) {
   w.spawned_owner.unbind_thread();
   w.owner.unbind_thread();
   tls_owner = fj::deque_owner<std::coroutine_handle<>>::unbound();
+  tls_spawner = fj::deque_owner<spawn_record*>::unbound();
   tls_worker = nullptr;
 }
 

@@ -155,11 +155,11 @@ struct record_of final : spawn_record {
   }
 };
 
-// Runs a call at once, passing its exception to the scope (serial elision, a pool without thieves). The
-// scope counts as syncing meanwhile: the call is its child and may not spawn into it or sync it.
+// Runs a call at once, passing its exception to the scope (serial elision, a pool without thieves). No scope
+// is open meanwhile: the call is the scope's child and may not spawn into it or sync it.
 template <class Out, class F, class... Args>
 void run_now(scope_state& s, Out* out, F&& fn, Args&&... args) noexcept {
-  s.syncing_ = true;
+  tls_scope = nullptr;
   try {
     // Kept as a queued child's would be, so that the call sees the same arguments in every mode.
     typename kept_arguments<F, Args...>::type call(std::forward<F>(fn), std::forward<Args>(args)...);
@@ -171,7 +171,7 @@ void run_now(scope_state& s, Out* out, F&& fn, Args&&... args) noexcept {
   } catch (...) {
     s.capture(std::current_exception());
   }
-  s.syncing_ = false;
+  tls_scope = &s;
 }
 
 // One child of a scope opened on an ordinary thread: a root task of the scope's pool that runs the record.
@@ -233,7 +233,7 @@ class scope : private detail::scope_state {
 
   // Waits for every child spawned since the last sync; rethrows the first exception one of them threw.
   [[gnu::always_inline]] void sync() {
-    if (detail::tls_scope != this || syncing_) [[unlikely]]
+    if (detail::tls_scope != this) [[unlikely]]
       misuse_throw("sync");
     finish_children();
     if (exception_) [[unlikely]]
@@ -259,12 +259,12 @@ class scope : private detail::scope_state {
         "fj::scope::spawn: fn cannot be called with its arguments as spawn keeps them: an lvalue is "
         "copied unless it meets an lvalue-reference parameter that spawn can see (not a generic "
         "lambda's); pass std::ref(x) to share an object");
-    if (detail::tls_scope != this || syncing_) [[unlikely]]
+    if (detail::tls_scope != this) [[unlikely]]
       misuse_throw("spawn");
     if constexpr (detail::serial_elision) {
       detail::run_now(*this, out, std::forward<F>(fn), std::forward<Args>(args)...);
     } else {
-      if (worker_ == nullptr || worker_->spawns_inline) [[unlikely]] {
+      if (!spawner_.bound()) [[unlikely]] {
         spawn_elsewhere<Out, F, Args...>(out, std::forward<F>(fn), std::forward<Args>(args)...);
         return;
       }
@@ -285,19 +285,18 @@ class scope : private detail::scope_state {
         }
       }
       if constexpr (detail::k_stack_checks) r->depth = detail::tls_spawn_depth + 1;
-      if (!worker_->spawned_owner.try_push(r)) [[unlikely]] {
+      if (!spawner_.try_push(r)) [[unlikely]] {
         run_unqueued(r);  // the deque could not grow: run the child now
         return;
       }
       newest_ = r;
-      ++queued_;
     }
   }
 
   // A spawn on an ordinary thread (a root task of the pool) or on a pool without thieves (run now).
   template <class Out, class F, class... Args>
   [[gnu::noinline]] void spawn_elsewhere(Out* out, F&& fn, Args&&... args) {
-    if (worker_ != nullptr) {
+    if (detail::tls_worker != nullptr) {
       detail::run_now(*this, out, std::forward<F>(fn), std::forward<Args>(args)...);
       return;
     }
@@ -319,41 +318,44 @@ class scope : private detail::scope_state {
   }
 
   [[gnu::noinline]] void run_unqueued(detail::spawn_record* r) noexcept {
+    detail::tls_scope = nullptr;  // as at a sync: the child may not spawn into this scope
     run_here(r);
+    detail::tls_scope = this;
     stack_->deallocate_last(r);
   }
 
-  // Runs the children still in this worker's deque, waits for those thieves took, frees the records.
+  // Runs the children still in this worker's deque, waits for those thieves took, frees the records. No
+  // scope is open on the thread meanwhile, so a child run here cannot spawn into this scope or an outer one.
   [[gnu::always_inline]] void finish_children() {
     if (newest_ == nullptr) return;
-    if (worker_ == nullptr) [[unlikely]] {
+    if (!spawner_.bound()) [[unlikely]] {
       finish_external();
       return;
     }
-    syncing_ = true;
+    detail::tls_scope = nullptr;
     detail::spawn_record* r = newest_;
-    while (queued_ != 0) {
+    do {
       // Our records are the newest items of the deque (a child's own spawns are synced before it returns),
       // so the item popped is r; checked builds check it.
       if constexpr (detail::k_stack_checks) {
-        std::optional<detail::spawn_record*> const popped = worker_->spawned_owner.pop();
-        if (!popped) break;  // thieves took the rest
+        std::optional<detail::spawn_record*> const popped = spawner_.pop();
+        if (!popped) break;  // thieves took r and the older ones
         if (*popped != r) detail::internal_error("a scope's sync popped another scope's child");
       } else {
-        if (!worker_->spawned_owner.pop_discard()) break;  // thieves took the rest
+        if (!spawner_.pop_discard()) break;  // thieves took r and the older ones
       }
       detail::spawn_record* const older = r->older;
-      --queued_;
       run_here(r);
       // The newest allocation on our stack again: r's children freed theirs.
       stack_->deallocate_last(r);
       r = older;
-    }
-    newest_ = r;
-    if (queued_ != 0) [[unlikely]]
+    } while (r != nullptr);
+    if (r != nullptr) [[unlikely]] {
+      newest_ = r;
       finish_stolen();
+    }
     newest_ = nullptr;
-    syncing_ = false;
+    detail::tls_scope = this;
   }
 
   [[gnu::always_inline]] static void run_here(detail::spawn_record* r) noexcept {
@@ -367,10 +369,9 @@ class scope : private detail::scope_state {
     }
   }
 
-  // The queued_ records from newest_ on were taken by thieves: wait for them, then free them.
+  // The records from newest_ on were taken by thieves: wait for them, then free them.
   [[gnu::noinline]] void finish_stolen() {
-    stolen_ = queued_;
-    queued_ = 0;
+    for (detail::spawn_record* r = newest_; r != nullptr; r = r->older) ++stolen_;
     detail::wait_for_stolen(*this);
     // Newest first: the reverse order of allocation, as the stack requires.
     for (detail::spawn_record* r = newest_; r != nullptr;) {
@@ -412,7 +413,7 @@ class scope : private detail::scope_state {
 
   // A scope opened on a worker whose task went on on another thread (a co_await in between) cannot reach its
   // children: they are in the first worker's deque and on its stack.
-  [[nodiscard]] bool moved() const noexcept { return worker_ != nullptr && detail::tls_worker != worker_; }
+  [[nodiscard]] bool moved() const noexcept { return spawner_ != detail::tls_spawner; }
 
   // On another worker this may be a child that thieves took, or the scope's own task moved by a co_await:
   // both get the error, and in the second case the scope's destructor then stops the process.

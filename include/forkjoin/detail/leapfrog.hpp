@@ -51,7 +51,7 @@ inline bool take_back_from_thief(worker_context& self, spawn_record* r) {
 // The scope's owner has run every child left in its deque; the stolen_ children from newest_ on were taken
 // by thieves. Returns once they have all finished.
 FJ_DETAIL_SLOW_PATH inline void wait_for_stolen(scope_state& s) {
-  worker_context& self = *s.worker_;
+  worker_context& self = *tls_worker;  // the sync runs on the scope's own worker
   std::uint32_t idle_rounds = 0;
   // acquire: pairs with the release increments in stolen_finished(): the children's writes happen before
   // the sync returns.

@@ -40,13 +40,14 @@ struct spawn_record {
 // What spawn_record::runner holds once the call has returned: no worker's address.
 inline constexpr char k_returned = 0;
 
-// Thread-local state of plain spawns: the innermost scope open on this thread (scopes nest by C++ scoping),
-// and, in checked builds, the spawn depth of the code running on this thread.
+// Thread-local state of plain spawns: the innermost scope open on this thread (scopes nest by C++ scoping;
+// null while a scope runs its own children, which may not spawn into it or into a scope outside it), and, in
+// checked builds, the spawn depth of the code running on this thread.
 inline constinit thread_local scope_state* tls_scope = nullptr;
 inline constinit thread_local std::uint32_t tls_spawn_depth = 0;
 
-// What fj::scope keeps apart from its spawning templates: the records since the last sync, how many the
-// owner still has in its deque, how many thieves took and have finished, and the first exception.
+// What fj::scope keeps apart from its spawning templates: the records since the last sync, how many thieves
+// took and have finished, and the first exception.
 class scope_state {
  public:
   // Called by whoever ran a child that threw: the first exception is kept for the sync, later ones are
@@ -69,15 +70,14 @@ class scope_state {
     stolen_done_.fetch_add(1, std::memory_order_release);  // model: spawn.stolen_done.add
   }
 
-  worker_context* worker_ = tls_worker;  // where the scope was opened; null on an ordinary thread
-  segmented_stack* stack_ = tls_stack;   // where its records are allocated
-  scope_state* outer_ = tls_scope;       // the scope open on this thread before this one
-  // Records since the last sync, newest first. At a sync, once the owner has popped back what it could: the
-  // newest of the stolen_ records thieves took, which are the oldest ones.
+  // The deque this scope's children go to; unbound on an ordinary thread and on a pool without thieves.
+  fj::deque_owner<spawn_record*> spawner_ = tls_spawner;
+  segmented_stack* stack_ = tls_stack;  // where its records are allocated
+  scope_state* outer_ = tls_scope;      // the scope open on this thread before this one
+  // Records since the last sync, newest first; those the owner pops back at the sync are unlinked as they
+  // run, so what is left when a pop fails are the records thieves took, the oldest ones.
   spawn_record* newest_ = nullptr;
-  std::uint32_t queued_ = 0;  // records pushed and neither popped back nor known stolen
   std::uint32_t stolen_ = 0;  // records thieves took, counted at the sync
-  bool syncing_ = false;      // running its own children at a sync: no spawn into it now
   std::atomic<std::uint32_t> stolen_done_{0};
   std::atomic<std::uint32_t> exception_claimed_{0};
   std::exception_ptr exception_;

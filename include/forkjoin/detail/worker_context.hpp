@@ -84,6 +84,11 @@ inline constinit thread_local worker_context* tls_worker = nullptr;
 // less.
 inline constinit thread_local fj::deque_owner<std::coroutine_handle<>> tls_owner =
     fj::deque_owner<std::coroutine_handle<>>::unbound();
+// tls_worker->spawned_owner where fj::scope queues its children, so that a scope finds it with one load;
+// unbound on ordinary threads and on workers of pools without thieves (unit_pool), where a spawn runs
+// elsewhere.
+inline constinit thread_local fj::deque_owner<spawn_record*> tls_spawner =
+    fj::deque_owner<spawn_record*>::unbound();
 // The result pointer of the next task created on this thread (promise<T>::out_): fj::fork and fj::call set it
 // right before they call the task function; null for a child whose result is discarded.
 inline constinit thread_local void* tls_next_out = nullptr;

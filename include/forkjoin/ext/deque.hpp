@@ -76,6 +76,10 @@ class deque_owner {
   // The index the next push will take: every item pushed from now on has an index at least this large
   // until the owner pops below it.
   [[nodiscard]] std::int64_t next_index() const noexcept { return d_->bottom_index(); }
+  // Whether the handle has a deque (false for unbound()).
+  [[nodiscard]] constexpr bool bound() const noexcept { return d_ != nullptr; }
+  // Whether two handles are to the same deque.
+  friend constexpr bool operator==(const deque_owner&, const deque_owner&) noexcept = default;
 
   // Called on the owner's thread: in asymmetric mode a thief's fence then interrupts only the core this
   // thread runs on, where the platform allows it, instead of every core running a thread of the process
