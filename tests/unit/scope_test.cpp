@@ -31,22 +31,14 @@
 #include <vector>
 
 #include "support/fib.hpp"
+#include "support/spawn_fib.hpp"
 #include "support/test_config.hpp"
 
 namespace {
 
 using fj::test::fib_value;
 
-// fib with one spawn per inner node and no cutoff (the example of scope.hpp's comment).
-long spawn_fib(int n) {
-  if (n < 2) return n;
-  long a = 0;
-  fj::scope s;
-  s.spawn(&a, spawn_fib, n - 1);
-  long const b = spawn_fib(n - 2);
-  s.sync();
-  return a + b;
-}
+using fj::test::spawn_fib;
 
 struct child_error : std::runtime_error {
   explicit child_error(int v) : std::runtime_error("child_error " + std::to_string(v)), value(v) {}

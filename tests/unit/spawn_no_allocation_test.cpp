@@ -8,45 +8,15 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
-#include <new>
 
+#include "support/counting_new.hpp"
 #include "support/fib.hpp"
+#include "support/spawn_fib.hpp"
 #include "support/test_config.hpp"
 
 namespace {
-std::atomic<long> allocations{0};
-}  // namespace
 
-// clang's TSan runtime defines the global operator new itself, so these replacements are left out there
-// (test_config.hpp) and the counting tests are skipped.
-#if FJ_TEST_CAN_REPLACE_GLOBAL_NEW
-// g++ cannot see that these replacements pair malloc with free consistently and warns about the pairing.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-#endif
-
-void* operator new(std::size_t n) {
-  allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#endif
-
-namespace {
-
-// fib with one spawn per inner node and no cutoff: fib(n) spawns fib(n + 1) - 1 children.
-long spawn_fib(int n) {
-  if (n < 2) return n;
-  long a = 0;
-  fj::scope s;
-  s.spawn(&a, spawn_fib, n - 1);
-  long const b = spawn_fib(n - 2);
-  s.sync();
-  return a + b;
-}
+using fj::test::spawn_fib;
 
 struct counted_runs {
   long result = 0;
@@ -60,10 +30,10 @@ counted_runs allocations_after_warm_up(int n, int warm_up, int measured) {
   for (int i = 0; i < warm_up; ++i) {
     if (spawn_fib(n) != fj::test::fib_value(n)) return {-1, 0};
   }
-  long const before = allocations.load(std::memory_order_relaxed);
+  long const before = fj::test::allocations.load(std::memory_order_relaxed);
   for (int i = 0; i < measured; ++i) out.result = spawn_fib(n);
   // relaxed is enough: the thieves' increments happen before the syncs returned (the acquire at the sync).
-  out.allocations = allocations.load(std::memory_order_relaxed) - before;
+  out.allocations = fj::test::allocations.load(std::memory_order_relaxed) - before;
   return out;
 }
 

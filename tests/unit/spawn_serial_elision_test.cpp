@@ -15,20 +15,13 @@
 #include <vector>
 
 #include "support/fib.hpp"
+#include "support/spawn_fib.hpp"
 
 namespace {
 
 static_assert(fj::detail::serial_elision, "this test must be built with serial elision");
 
-long spawn_fib(int n) {
-  if (n < 2) return n;
-  long a = 0;
-  fj::scope s;
-  s.spawn(&a, spawn_fib, n - 1);
-  long const b = spawn_fib(n - 2);
-  s.sync();
-  return a + b;
-}
+using fj::test::spawn_fib;
 
 void record_tree(std::vector<int>* order, int v, int depth) {
   order->push_back(v);
