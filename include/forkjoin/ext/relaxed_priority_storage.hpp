@@ -97,7 +97,7 @@ class relaxed_priority_storage {
     detail::check_worker(worker, workers_count_);
     detail::check_priority(priority);
     worker_state& me = workers_[worker];
-    me.heap.reserve(me.heap.size() + 1);  // the entry below must not throw once the item is published
+    reserve_one_more(me.heap);  // the entry below must not throw once the item is published
     item* it = acquire_item(me, worker);
     it->value = value;
     // relaxed: published by the release CAS on the slot in place(). A worker still holding a reference to an
@@ -219,6 +219,14 @@ class relaxed_priority_storage {
     std::vector<std::unique_ptr<item[]>> chunks;
   };
 
+  // Room for one more element, growing geometrically (reserve(size() + 1) would reallocate on every call).
+  template <class V>
+  static void reserve_one_more(V& v) {
+    if (v.size() == v.capacity()) {
+      v.reserve(2 * v.size() + 16);
+    }
+  }
+
   static void bump(std::atomic<std::uint64_t>& counter) noexcept {
     // relaxed: a single-writer counter read only by empty_hint(), a hint.
     counter.store(counter.load(std::memory_order_relaxed) + 1,
@@ -233,7 +241,7 @@ class relaxed_priority_storage {
       me.free = me.returned.exchange(nullptr, std::memory_order_acquire);  // model: prio.reuse
     }
     if (me.free == nullptr) {
-      me.chunks.reserve(me.chunks.size() + 1);
+      reserve_one_more(me.chunks);
       auto chunk = std::make_unique<item[]>(k_chunk);
       for (std::size_t i = 0; i < k_chunk; ++i) {
         chunk[i].owner = worker;
@@ -273,24 +281,27 @@ class relaxed_priority_storage {
     while (position >= b->base + BlockSize) {
       // acquire: pairs with the release CAS in append(): the next block's initialisation is visible.
       block* n = b->next.load(std::memory_order_acquire);  // model: prio.next.load
-      b = n != nullptr ? n : append(b);
+      if (n == nullptr) {
+        append(b);  // ours or another worker's: the load above reads it next time round
+        continue;
+      }
+      b = n;
     }
     return b;
   }
 
-  block* append(block* b) {
+  void append(block* b) {
     auto* fresh = new block(b->base + BlockSize, workers_count_);
     block* expected = nullptr;
     // release on success: publishes the new block's initialisation (pairs with the acquire loads of `next`).
-    // acquire on failure: pairs with the winner's release; we use its block.
+    // relaxed on failure: another worker appended first; block_for() reloads `next` with acquire.
     if (b->next.compare_exchange_strong(expected, fresh, std::memory_order_release,
-                                        std::memory_order_acquire)) {  // model: prio.next.cas
+                                        std::memory_order_relaxed)) {  // model: prio.next.cas
       // relaxed: a statistic.
       blocks_live_.fetch_add(1, std::memory_order_relaxed);  // model: none (statistic)
-      return fresh;
+      return;
     }
     delete fresh;
-    return expected;
   }
 
   // Publishes `it` in a free slot at or above the tail, moving the tail on when the K slots above it are all
@@ -304,6 +315,14 @@ class relaxed_priority_storage {
       block* b = me.push_hint_base >= me.current->base && me.push_hint_base <= t ? me.push_hint : me.current;
       for (std::uint64_t i = t; i < t + K; ++i) {
         b = block_for(b, i);
+        // relaxed: a filled slot is skipped without touching the item. This is what keeps positions fresh: an
+        // earlier life of this item may sit in a slot at or above t, and storing that slot's position in the
+        // item, even only for an attempt, would revive every reference to that life (priority.md §4). An empty
+        // slot was never filled, so its position belongs to no life of any item (we would see our own fill:
+        // coherence).
+        if (b->slots[i & k_mask].load(std::memory_order_relaxed) != nullptr) {  // model: prio.slot.peek
+          continue;
+        }
         // relaxed: published with the item by the release CAS below.
         it->position.store(i, std::memory_order_relaxed);  // model: prio.item.position
         item* empty = nullptr;
