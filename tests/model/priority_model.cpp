@@ -192,8 +192,16 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       const entry e = me.heap[best];
       me.heap[best] = me.heap[--me.heap_size];
       int expected = e.position;
-      if (items[e.it].position.compare_exchange_strong(expected, k_taken, rmw(rl::mo_relaxed, "prio.take"),
-                                                       RL_INFO, rl::mo_relaxed, RL_INFO)) {  // model: prio.take
+      bool won = false;
+      if (fj_model::protocol_mutant("prio.take.weak")) {
+        // Mutant: a weak CAS, which may fail spuriously and drop a live entry.
+        won = items[e.it].position.compare_exchange_weak(expected, k_taken, rl::mo_relaxed, RL_INFO, rl::mo_relaxed,
+                                                         RL_INFO);
+      } else {
+        won = items[e.it].position.compare_exchange_strong(expected, k_taken, rmw(rl::mo_relaxed, "prio.take"),
+                                                           RL_INFO, rl::mo_relaxed, RL_INFO);  // model: prio.take
+      }
+      if (won) {
         const int value = items[e.it].value(RL_INFO);
         give_back(me, w, e.it);
         return value;
@@ -271,9 +279,17 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
         items[it].position.store(i, st(rl::mo_relaxed, "prio.item.position"),
                                  RL_INFO);  // model: prio.item.position
         int empty = 0;
-        if (use(b).slots[i & (bs() - 1)].compare_exchange_strong(empty, it, rmw(rl::mo_release, "prio.slot.cas"),
-                                                                 RL_INFO, rl::mo_relaxed,
-                                                                 RL_INFO)) {  // model: prio.slot.cas
+        bool placed = false;
+        if (fj_model::protocol_mutant("prio.slot.cas.weak")) {
+          // Mutant: a weak CAS; a spurious failure lets the tail pass a slot that stays empty.
+          placed = use(b).slots[i & (bs() - 1)].compare_exchange_weak(empty, it, rl::mo_release, RL_INFO,
+                                                                      rl::mo_relaxed, RL_INFO);
+        } else {
+          placed = use(b).slots[i & (bs() - 1)].compare_exchange_strong(
+              empty, it, rmw(rl::mo_release, "prio.slot.cas"), RL_INFO, rl::mo_relaxed,
+              RL_INFO);  // model: prio.slot.cas
+        }
+        if (placed) {
           me.push_hint = b;
           me.push_hint_base = use(b).base(RL_INFO);
           return i;
