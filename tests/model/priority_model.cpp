@@ -1,11 +1,12 @@
 // Relacy model of the k-relaxed priority storage (include/forkjoin/ext/relaxed_priority_storage.hpp,
 // docs/protocols/priority.md).
 //
-// Each Relacy thread is one worker. The storage class below follows the production code statement by statement
-// (push, place, block_for, append, refresh, leave_block, pop, acquire_item, give_back); every atomic operation
-// carries the `// model:` marker of its production twin (tests/model/drift_check.cpp). Pointers are indices
-// into fixed arrays (0 is null); a priority is an int; the worker's heap is a small array searched for its
-// least entry in the production heap's order (priority, then position). Modelling choices:
+// Each Relacy thread is one worker. The storage class below follows the production code statement by
+// statement (push, place, block_for, append, refresh, leave_block, pop, acquire_item, give_back); every
+// atomic operation carries the `// model:` marker of its production twin (tests/model/drift_check.cpp).
+// Pointers are indices into fixed arrays (0 is null); a priority is an int; the worker's heap is a small
+// array searched for its least entry in the production heap's order (priority, then position). Modelling
+// choices:
 //  - a block's plain fields (`base`, and `alive`, which stands for its memory) are rl::vars: deleting a block
 //    writes `alive`, and every access to a block reads it, so a delete that is not ordered after another
 //    worker's last access is a data race, and an access after it a failed assertion;
@@ -195,11 +196,12 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       bool won = false;
       if (fj_model::protocol_mutant("prio.take.weak")) {
         // Mutant: a weak CAS, which may fail spuriously and drop a live entry.
-        won = items[e.it].position.compare_exchange_weak(expected, k_taken, rl::mo_relaxed, RL_INFO, rl::mo_relaxed,
-                                                         RL_INFO);
+        won = items[e.it].position.compare_exchange_weak(expected, k_taken, rl::mo_relaxed, RL_INFO,
+                                                         rl::mo_relaxed, RL_INFO);
       } else {
-        won = items[e.it].position.compare_exchange_strong(expected, k_taken, rmw(rl::mo_relaxed, "prio.take"),
-                                                           RL_INFO, rl::mo_relaxed, RL_INFO);  // model: prio.take
+        won = items[e.it].position.compare_exchange_strong(expected, k_taken,
+                                                           rmw(rl::mo_relaxed, "prio.take"), RL_INFO,
+                                                           rl::mo_relaxed, RL_INFO);  // model: prio.take
       }
       if (won) {
         const int value = items[e.it].value(RL_INFO);
@@ -242,8 +244,7 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
   int block_for(int from, int position) {
     int b = from;
     while (position >= use(b).base(RL_INFO) + bs()) {
-      const int n =
-          use(b).next.load(ld(rl::mo_acquire, "prio.next.load"), RL_INFO);  // model: prio.next.load
+      const int n = use(b).next.load(ld(rl::mo_acquire, "prio.next.load"), RL_INFO);  // model: prio.next.load
       if (n == 0) {
         append(b);
         continue;
@@ -295,7 +296,8 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
           return i;
         }
       }
-      if (tail.compare_exchange_weak(t, t + k(), rmw(rl::mo_release, "prio.tail.cas"), RL_INFO, rl::mo_relaxed,
+      if (tail.compare_exchange_weak(t, t + k(), rmw(rl::mo_release, "prio.tail.cas"), RL_INFO,
+                                     rl::mo_relaxed,
                                      RL_INFO)) {  // model: prio.tail.cas
         t += k();
       }
@@ -345,7 +347,8 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       // Values pushed by other workers, still there, more urgent than v: at most K.
       int missed = 0;
       for (int u = 1; u < next_value; ++u) {
-        if (pushed[u] && taken[u] == 0 && value_pusher[u] != w && value_priority[u] < value_priority[v]) ++missed;
+        if (pushed[u] && taken[u] == 0 && value_pusher[u] != w && value_priority[u] < value_priority[v])
+          ++missed;
       }
       RL_ASSERT(missed <= pops_missed_limit);
     }
@@ -405,8 +408,8 @@ priority_scenario priority_suite<Workers>::config{};
 template <int Workers>
 fj_model::scenario make(const char* name, const char* description, const priority_scenario& config,
                         rl::scheduler_type_e scheduler, rl::iteration_t iterations, unsigned bound = 0) {
-  return fj_model::suite_scenario<priority_suite<Workers>>("production", name, description, Workers, scheduler,
-                                                           iterations, bound, config);
+  return fj_model::suite_scenario<priority_suite<Workers>>("production", name, description, Workers,
+                                                           scheduler, iterations, bound, config);
 }
 
 }  // namespace

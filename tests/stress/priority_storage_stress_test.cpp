@@ -1,8 +1,8 @@
 // Concurrent behaviour of the priority storages: 1 to 16 threads, each one worker, push values with random
 // priorities and pop at random, then drain; every value is taken exactly once, its payload (plain fields
 // written before the push) is read intact, and the relaxed storage's blocks are deleted behind the workers.
-// ThreadSanitizer checks the publication; AddressSanitizer the reclamation (a leaked block or item is reported
-// at exit, a block deleted too early is a use after free).
+// ThreadSanitizer checks the publication; AddressSanitizer the reclamation (a leaked block or item is
+// reported at exit, a block deleted too early is a use after free).
 
 #include <gtest/gtest.h>
 
@@ -63,8 +63,8 @@ void run(std::size_t threads) {
   fj::test::watchdog dog;
   auto watch = dog.watch(std::to_string(threads) + " threads, seed " + std::to_string(fj::test::seed()), [&] {
     // relaxed: a snapshot for the report.
-    return "taken " + std::to_string(taken_total.load(std::memory_order_relaxed)) + " of " + std::to_string(n) +
-           " (a value was lost)\n";
+    return "taken " + std::to_string(taken_total.load(std::memory_order_relaxed)) + " of " +
+           std::to_string(n) + " (a value was lost)\n";
   });
   std::vector<std::thread> pool;
   pool.reserve(threads);

@@ -8,10 +8,12 @@
 // After the CentralKStrategy task storage of M. Wimmer's Pheet framework (Wimmer, Versaci, Träff, Cederman,
 // Tsigas, "Data structures for task-based priority scheduling", PPoPP 2014), with acquire/release orders
 // throughout and these deviations:
-//  - the value lives in the item and is read only by the one worker whose CAS takes it; a taken item goes back
+//  - the value lives in the item and is read only by the one worker whose CAS takes it; a taken item goes
+//  back
 //    to its owner through a lock-free return list (release/acquire), which makes reuse safe without the owner
 //    polling items for "taken";
-//  - the blocks of the shared array are deleted by the last worker that leaves them (a reference count with an
+//  - the blocks of the shared array are deleted by the last worker that leaves them (a reference count with
+//  an
 //    acq_rel decrement, so that every worker's reads of the block happen before the delete), not recycled;
 //  - the priority is a double compared with <; NaN is rejected.
 
@@ -210,12 +212,12 @@ class relaxed_priority_storage {
     alignas(128) std::atomic<std::uint64_t> pushed{0};
     std::atomic<std::uint64_t> taken{0};
     // This worker only.
-    std::uint64_t head = 0;           // positions below it are in the heap (or were skipped as taken)
-    block* current = nullptr;         // the block holding `head`; registered until head leaves it
-    block* push_hint = nullptr;       // the block where the last push landed (valid while not below current)
+    std::uint64_t head = 0;            // positions below it are in the heap (or were skipped as taken)
+    block* current = nullptr;          // the block holding `head`; registered until head leaves it
+    block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
     std::uint64_t push_hint_base = 0;  // its base, read without touching the block
-    std::vector<entry> heap;          // a binary heap ordered by `later`
-    item* free = nullptr;             // items ready for reuse
+    std::vector<entry> heap;           // a binary heap ordered by `later`
+    item* free = nullptr;              // items ready for reuse
     std::vector<std::unique_ptr<item[]>> chunks;
   };
 
@@ -317,9 +319,9 @@ class relaxed_priority_storage {
         b = block_for(b, i);
         // relaxed: a filled slot is skipped without touching the item. This is what keeps positions fresh: an
         // earlier life of this item may sit in a slot at or above t, and storing that slot's position in the
-        // item, even only for an attempt, would revive every reference to that life (priority.md §4). An empty
-        // slot was never filled, so its position belongs to no life of any item (we would see our own fill:
-        // coherence).
+        // item, even only for an attempt, would revive every reference to that life (priority.md §4). An
+        // empty slot was never filled, so its position belongs to no life of any item (we would see our own
+        // fill: coherence).
         if (b->slots[i & k_mask].load(std::memory_order_relaxed) != nullptr) {  // model: prio.slot.peek
           continue;
         }
@@ -329,16 +331,17 @@ class relaxed_priority_storage {
         // release: pairs with the acquire load of the slot in refresh(): the item's value, priority and
         // position are visible to whoever reads it there. Strong: tail moves past slots whose CAS failed,
         // which must therefore be filled. relaxed on failure: the slot is someone else's.
-        if (b->slots[i & k_mask].compare_exchange_strong(empty, it, std::memory_order_release,
-                                                         std::memory_order_relaxed)) {  // model: prio.slot.cas
+        if (b->slots[i & k_mask].compare_exchange_strong(
+                empty, it, std::memory_order_release,
+                std::memory_order_relaxed)) {  // model: prio.slot.cas
           me.push_hint = b;
           me.push_hint_base = b->base;
           return i;
         }
       }
       // The K slots from t are all filled: move the tail past them, or learn that someone did.
-      // release: pairs with the acquire load of the tail in refresh(): our failed CASes, which read every slot
-      // in [t, t + K) filled, happen before that worker's loads of those slots, which then see the items
+      // release: pairs with the acquire load of the tail in refresh(): our failed CASes, which read every
+      // slot in [t, t + K) filled, happen before that worker's loads of those slots, which then see the items
       // (coherence). Weak: a spurious failure retries the same t. relaxed on failure: t becomes the newer
       // tail, only where to try next.
       if (tail_.compare_exchange_weak(t, t + K, std::memory_order_release,
@@ -358,7 +361,8 @@ class relaxed_priority_storage {
         leave_block(me);
       }
       // acquire: pairs with the release CAS in place(): the item's fields written before it are visible.
-      item* it = me.current->slots[me.head & k_mask].load(std::memory_order_acquire);  // model: prio.scan.slot
+      item* it =
+          me.current->slots[me.head & k_mask].load(std::memory_order_acquire);  // model: prio.scan.slot
       if (it == nullptr) [[unlikely]] {
         detail::internal_error("relaxed_priority_storage: an empty slot below the tail");
       }

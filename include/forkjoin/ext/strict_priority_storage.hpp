@@ -1,7 +1,7 @@
 #pragma once
-// The strict priority storage: one global priority queue under a lock. Every pop returns the most urgent value
-// in the storage (relaxation 0). The baseline the k-relaxed storage (ext/relaxed_priority_storage.hpp) is
-// measured against; the contract is ext/priority_storage.hpp's.
+// The strict priority storage: one global priority queue under a lock. Every pop returns the most urgent
+// value in the storage (relaxation 0). The baseline the k-relaxed storage (ext/relaxed_priority_storage.hpp)
+// is measured against; the contract is ext/priority_storage.hpp's.
 
 #include <atomic>
 #include <cstddef>
