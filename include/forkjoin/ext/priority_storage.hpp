@@ -12,13 +12,11 @@
 //    pop, on some worker, unless the storage is destroyed first (values are copied in and out; a storage
 //    never owns what a value points to).
 //  - pop(w): returns the most urgent value worker w can see, or nothing. What "can see" means is the
-//  storage's
-//    relaxation: the strict storage sees everything; the relaxed one misses at most `relaxation` values
-//    pushed by other workers. A worker always sees the values it pushed itself and has not lost to a pop
-//    elsewhere, so a storage never strands a value while its pusher keeps popping.
+//    storage's relaxation: the strict storage sees everything; the relaxed one misses at most `relaxation`
+//    values pushed by other workers. A worker always sees the values it pushed itself and has not lost to a
+//    pop elsewhere, so a storage never strands a value while its pusher keeps popping.
 //  - empty_hint(): a snapshot that may be stale by the time it returns; for deciding whether to look for
-//  work,
-//    never for correctness.
+//    work, never for correctness.
 //  - relaxation: a static constant, the number of values a pop may miss (0: strict; the largest size_t: no
 //    ordering promise at all, as a plain work-stealing deque that ignores priorities would have).
 // A third storage (such as the plain deque) is written the same way: a class with these members, the

@@ -9,12 +9,13 @@
 // Tsigas, "Data structures for task-based priority scheduling", PPoPP 2014), with acquire/release orders
 // throughout and these deviations:
 //  - the value lives in the item and is read only by the one worker whose CAS takes it; a taken item goes
-//  back
-//    to its owner through a lock-free return list (release/acquire), which makes reuse safe without the owner
-//    polling items for "taken";
+//    back to its owner through a lock-free return list (release/acquire), which makes reuse safe without the
+//    owner polling items for "taken";
+//  - an attempt's position is stored in the item only for an empty slot, so that a reused item never takes
+//    a position of one of its earlier lives (priority.md §4);
 //  - the blocks of the shared array are deleted by the last worker that leaves them (a reference count with
-//  an
-//    acq_rel decrement, so that every worker's reads of the block happen before the delete), not recycled;
+//    an acq_rel decrement, so that every worker's reads of the block happen before the delete), not
+//    recycled;
 //  - the priority is a double compared with <; NaN is rejected.
 
 #include <algorithm>
@@ -77,7 +78,7 @@ class relaxed_priority_storage {
   // dropped; the storage never owns what they point to.
   ~relaxed_priority_storage() {
     // Blocks below the oldest worker's current block were deleted by the last worker that left them
-    // (release_block); the rest are still linked from there.
+    // (leave_block); the rest are still linked from there.
     block* b = workers_[0].current;
     for (std::size_t w = 1; w < workers_count_; ++w) {
       if (workers_[w].current->base < b->base) {
