@@ -1,0 +1,411 @@
+#pragma once
+// The k-relaxed priority storage: a shared array of items, filled from a global tail, plus a private heap per
+// worker of references into it. A pop returns the most urgent item its worker can see, and a worker misses at
+// most K items pushed by others (the newest ones, not yet below the tail). Every item is taken exactly once.
+// The protocol, every atomic with its partner, and the proofs are in docs/protocols/priority.md; the contract
+// is ext/priority_storage.hpp's (lower priority value = more urgent).
+//
+// After the CentralKStrategy task storage of M. Wimmer's Pheet framework (Wimmer, Versaci, Träff, Cederman,
+// Tsigas, "Data structures for task-based priority scheduling", PPoPP 2014), with acquire/release orders
+// throughout and these deviations:
+//  - the value lives in the item and is read only by the one worker whose CAS takes it; a taken item goes
+//    back to its owner through a lock-free return list (release/acquire), which makes reuse safe without the
+//    owner polling items for "taken";
+//  - an attempt's position is stored in the item only for an empty slot, so that a reused item never takes
+//    a position of one of its earlier lives (priority.md §4);
+//  - the blocks of the shared array are deleted by the last worker that leaves them (a reference count with
+//    an acq_rel decrement, so that every worker's reads of the block happen before the delete), not
+//    recycled;
+//  - the priority is a double compared with <; NaN is rejected.
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "forkjoin/detail/fatal.hpp"
+#include "forkjoin/ext/priority_storage.hpp"
+
+namespace fj {
+
+namespace detail {
+// Slots per block of the shared array: a power of two, at least K so that one push touches at most two
+// blocks, and at least 64 so that a block's reference count is touched rarely.
+constexpr std::size_t relaxed_block_size(std::size_t k) noexcept {
+  return std::bit_ceil(k < 64 ? std::size_t{64} : k);
+}
+}  // namespace detail
+
+// K: how many items pushed by other workers a pop may miss; at least 1 (K = 0 is the strict storage,
+// fj::strict_priority_storage). BlockSize: slots per block of the shared array (a power of two).
+template <priority_value T, std::size_t K, std::size_t BlockSize = detail::relaxed_block_size(K)>
+class relaxed_priority_storage {
+  static_assert(K > 0,
+                "fj::relaxed_priority_storage: k must be at least 1; for k = 0 (no relaxation) use "
+                "fj::strict_priority_storage");
+  static_assert(BlockSize > 0 && (BlockSize & (BlockSize - 1)) == 0,
+                "fj::relaxed_priority_storage: the block size must be a power of two");
+
+ public:
+  using value_type = T;
+  static constexpr std::size_t relaxation = K;
+
+  // workers: how many worker indices push and pop accept. Throws fj::invalid_config_error for 0.
+  explicit relaxed_priority_storage(std::size_t workers) : workers_count_(workers) {
+    if (workers == 0) {
+      throw invalid_config_error("a priority storage needs at least one worker");
+    }
+    workers_ = std::make_unique<worker_state[]>(workers);
+    block* first = new block(0, workers);
+    for (std::size_t w = 0; w < workers; ++w) {
+      workers_[w].current = first;
+      workers_[w].push_hint = first;
+    }
+    // relaxed: a statistic.
+    blocks_live_.store(1, std::memory_order_relaxed);  // model: none (statistic)
+  }
+
+  relaxed_priority_storage(const relaxed_priority_storage&) = delete;
+  relaxed_priority_storage& operator=(const relaxed_priority_storage&) = delete;
+  relaxed_priority_storage(relaxed_priority_storage&&) = delete;
+  relaxed_priority_storage& operator=(relaxed_priority_storage&&) = delete;
+
+  // No thread may use the storage any more (their last calls happen before this). Values still stored are
+  // dropped; the storage never owns what they point to.
+  ~relaxed_priority_storage() {
+    // Blocks below the oldest worker's current block were deleted by the last worker that left them
+    // (leave_block); the rest are still linked from there.
+    block* b = workers_[0].current;
+    for (std::size_t w = 1; w < workers_count_; ++w) {
+      if (workers_[w].current->base < b->base) {
+        b = workers_[w].current;
+      }
+    }
+    while (b != nullptr) {
+      // relaxed: every other thread is done with the storage.
+      block* next = b->next.load(std::memory_order_relaxed);  // model: none (destructor, single-threaded)
+      delete b;
+      b = next;
+    }
+  }
+
+  // Worker `worker` adds `value` with `priority` (lower = more urgent). Throws fj::priority_error for a NaN
+  // priority or a bad worker index, std::bad_alloc when a block or an item cannot be allocated; in every case
+  // nothing is stored. Only the thread acting as `worker` may call push(worker, ...) and pop(worker).
+  void push(std::size_t worker, const T& value, double priority) {
+    detail::check_worker(worker, workers_count_);
+    detail::check_priority(priority);
+    worker_state& me = workers_[worker];
+    reserve_one_more(me.heap);  // the entry below must not throw once the item is published
+    item* it = acquire_item(me, worker);
+    it->value = value;
+    // relaxed: published by the release CAS on the slot in place(). A worker still holding a reference to an
+    // older life of this item may read it meanwhile; its position test then fails (priority.md §4).
+    it->priority.store(priority, std::memory_order_relaxed);  // model: prio.item.priority
+    std::uint64_t position = 0;
+    try {
+      position = place(me, it);
+    } catch (...) {
+      it->next = me.free;
+      me.free = it;
+      throw;
+    }
+    me.heap.push_back(entry{priority, position, it});
+    std::push_heap(me.heap.begin(), me.heap.end(), later{});
+    bump(me.pushed);
+  }
+
+  // The most urgent item `worker` sees (among equal priorities, the one placed first), or nothing. It sees
+  // every item not yet taken except at most K pushed by other workers. May throw std::bad_alloc while it
+  // records newly visible items in its heap; nothing is lost then (the next pop goes on from there).
+  [[nodiscard]] std::optional<T> pop(std::size_t worker) {
+    detail::check_worker(worker, workers_count_);
+    worker_state& me = workers_[worker];
+    refresh(me, worker);
+    while (!me.heap.empty()) {
+      std::pop_heap(me.heap.begin(), me.heap.end(), later{});
+      const entry e = me.heap.back();
+      me.heap.pop_back();
+      std::uint64_t expected = e.position;
+      // relaxed: only atomicity matters (one CAS per life of an item succeeds). The value was made visible by
+      // the slot's release/acquire (or is our own); it goes back to its owner by the release in give_back().
+      // Strong: a spurious failure would drop the entry, and an item only its owner sees would be lost.
+      if (e.it->position.compare_exchange_strong(expected, k_taken, std::memory_order_relaxed,
+                                                 std::memory_order_relaxed)) {  // model: prio.take
+        const T value = e.it->value;
+        give_back(me, worker, e.it);
+        bump(me.taken);
+        return value;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // True when every item pushed so far seems taken; may be stale by the time it returns.
+  [[nodiscard]] bool empty_hint() const noexcept {
+    std::uint64_t taken = 0;
+    std::uint64_t pushed = 0;
+    for (std::size_t w = 0; w < workers_count_; ++w) {
+      // relaxed: a hint; nothing is read through it.
+      taken += workers_[w].taken.load(std::memory_order_relaxed);  // model: none (hint)
+    }
+    for (std::size_t w = 0; w < workers_count_; ++w) {
+      // relaxed: as above.
+      pushed += workers_[w].pushed.load(std::memory_order_relaxed);  // model: none (hint)
+    }
+    return pushed <= taken;
+  }
+
+  [[nodiscard]] std::size_t workers() const noexcept { return workers_count_; }
+
+  // Blocks of the shared array allocated and not yet deleted (a statistic, for tests of the reclamation).
+  [[nodiscard]] std::size_t blocks_live() const noexcept {
+    // relaxed: a statistic.
+    return blocks_live_.load(std::memory_order_relaxed);  // model: none (statistic)
+  }
+
+  static constexpr std::size_t block_size = BlockSize;
+
+ private:
+  static constexpr std::uint64_t k_taken = ~std::uint64_t{0};
+  static constexpr std::uint64_t k_mask = BlockSize - 1;
+  static constexpr std::size_t k_chunk = 64;  // items allocated at once
+
+  // One pushed value. Items are never freed before the storage: a stale reference in some worker's heap can
+  // always read `position` (type-stable memory). Each life of an item has a distinct position (positions only
+  // grow), so a reference to an older life fails its test and its CAS.
+  struct item {
+    std::atomic<std::uint64_t> position{k_taken};  // the slot of the current life, or k_taken
+    std::atomic<double> priority{0.0};
+    T value{};              // written by the owner before publication, read by the one taker
+    std::size_t owner = 0;  // constant: the worker whose pool holds the item
+    item* next = nullptr;   // free list and return list link
+  };
+
+  struct block {
+    block(std::uint64_t first_position, std::size_t workers) : base(first_position), registered(workers) {}
+    const std::uint64_t base;  // position of slots[0]
+    std::atomic<block*> next{nullptr};
+    std::atomic<std::size_t> registered;  // workers whose head has not yet left this block
+    std::atomic<item*> slots[BlockSize] = {};
+  };
+
+  struct entry {
+    double priority;
+    std::uint64_t position;
+    item* it;
+  };
+  // std::push_heap keeps the "largest" first: the later entry is the smaller one.
+  struct later {
+    bool operator()(const entry& a, const entry& b) const noexcept {
+      return a.priority != b.priority ? a.priority > b.priority : a.position > b.position;
+    }
+  };
+
+  struct alignas(128) worker_state {
+    // Takers of this worker's items push them here (any thread).
+    std::atomic<item*> returned{nullptr};
+    // Written by this worker only, read by empty_hint().
+    alignas(128) std::atomic<std::uint64_t> pushed{0};
+    std::atomic<std::uint64_t> taken{0};
+    // This worker only.
+    std::uint64_t head = 0;            // positions below it are in the heap (or were skipped as taken)
+    block* current = nullptr;          // the block holding `head`; registered until head leaves it
+    block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
+    std::uint64_t push_hint_base = 0;  // its base, read without touching the block
+    std::vector<entry> heap;           // a binary heap ordered by `later`
+    item* free = nullptr;              // items ready for reuse
+    std::vector<std::unique_ptr<item[]>> chunks;
+  };
+
+  // Room for one more element, growing geometrically (reserve(size() + 1) would reallocate on every call).
+  template <class V>
+  static void reserve_one_more(V& v) {
+    if (v.size() == v.capacity()) {
+      v.reserve(2 * v.size() + 16);
+    }
+  }
+
+  static void bump(std::atomic<std::uint64_t>& counter) noexcept {
+    // relaxed: a single-writer counter read only by empty_hint(), a hint.
+    counter.store(counter.load(std::memory_order_relaxed) + 1,
+                  std::memory_order_relaxed);  // model: none (hint)
+  }
+
+  // A free item of `me`'s pool: one taken and given back, or a new one.
+  item* acquire_item(worker_state& me, std::size_t worker) {
+    if (me.free == nullptr) {
+      // acquire: pairs with the release CAS in give_back(): each taker's read of an item's value happens
+      // before our reuse of it.
+      me.free = me.returned.exchange(nullptr, std::memory_order_acquire);  // model: prio.reuse
+    }
+    if (me.free == nullptr) {
+      reserve_one_more(me.chunks);
+      auto chunk = std::make_unique<item[]>(k_chunk);
+      for (std::size_t i = 0; i < k_chunk; ++i) {
+        chunk[i].owner = worker;
+        chunk[i].next = i + 1 < k_chunk ? &chunk[i + 1] : nullptr;
+      }
+      me.free = chunk.get();
+      me.chunks.push_back(std::move(chunk));
+    }
+    item* it = me.free;
+    me.free = it->next;
+    return it;
+  }
+
+  // Hands a taken item back to its owner's pool.
+  void give_back(worker_state& me, std::size_t worker, item* it) noexcept {
+    if (it->owner == worker) {
+      it->next = me.free;
+      me.free = it;
+      return;
+    }
+    std::atomic<item*>& list = workers_[it->owner].returned;
+    // relaxed: only the expected value of the CAS below; nothing is read through it.
+    item* first = list.load(std::memory_order_relaxed);  // model: prio.return.load
+    do {
+      it->next = first;
+      // release: pairs with the acquire exchange in acquire_item(): our read of the value and the link happen
+      // before the owner reuses the item. relaxed on failure: we retry with the newer first item.
+      // LIFETIME: after this the owner may overwrite the item.
+    } while (!list.compare_exchange_weak(first, it, std::memory_order_release,
+                                         std::memory_order_relaxed));  // model: prio.return.cas
+  }
+
+  // The block holding `position`, walking forward from `from` (a block the caller is registered on, or one
+  // after it); appends blocks that do not exist yet.
+  block* block_for(block* from, std::uint64_t position) {
+    block* b = from;
+    while (position >= b->base + BlockSize) {
+      // acquire: pairs with the release CAS in append(): the next block's initialisation is visible.
+      block* n = b->next.load(std::memory_order_acquire);  // model: prio.next.load
+      if (n == nullptr) {
+        append(b);  // ours or another worker's: the load above reads it next time round
+        continue;
+      }
+      b = n;
+    }
+    return b;
+  }
+
+  void append(block* b) {
+    auto* fresh = new block(b->base + BlockSize, workers_count_);
+    block* expected = nullptr;
+    // release on success: publishes the new block's initialisation (pairs with the acquire loads of `next`).
+    // relaxed on failure: another worker appended first; block_for() reloads `next` with acquire.
+    if (b->next.compare_exchange_strong(expected, fresh, std::memory_order_release,
+                                        std::memory_order_relaxed)) {  // model: prio.next.cas
+      // relaxed: a statistic.
+      blocks_live_.fetch_add(1, std::memory_order_relaxed);  // model: none (statistic)
+      return;
+    }
+    delete fresh;
+  }
+
+  // Publishes `it` in a free slot at or above the tail, moving the tail on when the K slots above it are all
+  // filled; returns the slot's position.
+  std::uint64_t place(worker_state& me, item* it) {
+    // relaxed: only where to start trying; the strong CASes on the slots decide. Not below our head: the
+    // acquire load in refresh() read an older value of the same tail (coherence).
+    std::uint64_t t = tail_.load(std::memory_order_relaxed);  // model: prio.push.tail
+    for (;;) {
+      // The hint is compared by its base first: once our head has left it, the block may be gone.
+      block* b = me.push_hint_base >= me.current->base && me.push_hint_base <= t ? me.push_hint : me.current;
+      for (std::uint64_t i = t; i < t + K; ++i) {
+        b = block_for(b, i);
+        // relaxed: a filled slot is skipped without touching the item. This is what keeps positions fresh: an
+        // earlier life of this item may sit in a slot at or above t, and storing that slot's position in the
+        // item, even only for an attempt, would revive every reference to that life (priority.md §4). An
+        // empty slot was never filled, so its position belongs to no life of any item (we would see our own
+        // fill: coherence).
+        if (b->slots[i & k_mask].load(std::memory_order_relaxed) != nullptr) {  // model: prio.slot.peek
+          continue;
+        }
+        // relaxed: published with the item by the release CAS below.
+        it->position.store(i, std::memory_order_relaxed);  // model: prio.item.position
+        item* empty = nullptr;
+        // release: pairs with the acquire load of the slot in refresh(): the item's value, priority and
+        // position are visible to whoever reads it there. Strong: tail moves past slots whose CAS failed,
+        // which must therefore be filled. relaxed on failure: the slot is someone else's.
+        if (b->slots[i & k_mask].compare_exchange_strong(
+                empty, it, std::memory_order_release,
+                std::memory_order_relaxed)) {  // model: prio.slot.cas
+          me.push_hint = b;
+          me.push_hint_base = b->base;
+          return i;
+        }
+      }
+      // The K slots from t are all filled: move the tail past them, or learn that someone did.
+      // release: pairs with the acquire load of the tail in refresh(): our failed CASes, which read every
+      // slot in [t, t + K) filled, happen before that worker's loads of those slots, which then see the items
+      // (coherence). Weak: a spurious failure retries the same t. relaxed on failure: t becomes the newer
+      // tail, only where to try next.
+      if (tail_.compare_exchange_weak(t, t + K, std::memory_order_release,
+                                      std::memory_order_relaxed)) {  // model: prio.tail.cas
+        t += K;
+      }
+    }
+  }
+
+  // Records in `me`'s heap every item placed below the tail that `me` has not looked at yet.
+  void refresh(worker_state& me, std::size_t worker) {
+    // acquire: pairs with the release CAS on the tail in place(): every slot below the value read is filled
+    // and our loads of them see the items.
+    const std::uint64_t t = tail_.load(std::memory_order_acquire);  // model: prio.scan.tail
+    while (me.head < t) {
+      if (me.head == me.current->base + BlockSize) {
+        leave_block(me);
+      }
+      // acquire: pairs with the release CAS in place(): the item's fields written before it are visible.
+      item* it =
+          me.current->slots[me.head & k_mask].load(std::memory_order_acquire);  // model: prio.scan.slot
+      if (it == nullptr) [[unlikely]] {
+        detail::internal_error("relaxed_priority_storage: an empty slot below the tail");
+      }
+      if (it->owner != worker) {
+        // relaxed: the slot's acquire made this life's position visible; another value means the item was
+        // taken since (and maybe reused), so there is nothing to record.
+        if (it->position.load(std::memory_order_relaxed) == me.head) {  // model: prio.scan.position
+          // relaxed: as the position. If the item is taken meanwhile, the entry's CAS fails whatever it says.
+          const double priority = it->priority.load(std::memory_order_relaxed);  // model: prio.scan.priority
+          me.heap.push_back(entry{priority, me.head, it});
+          std::push_heap(me.heap.begin(), me.heap.end(), later{});
+        }
+      }
+      ++me.head;
+    }
+  }
+
+  // `me`'s head has reached the end of its current block: move to the next one and leave the old one.
+  void leave_block(worker_state& me) {
+    block* old = me.current;
+    // acquire: pairs with the release CAS in append(). The block exists: a slot of it below the tail was
+    // filled, by a push that reached it through this pointer, and that push happens before our load of the
+    // tail (see refresh()).
+    block* n = old->next.load(std::memory_order_acquire);  // model: prio.scan.next
+    if (n == nullptr) [[unlikely]] {
+      detail::internal_error("relaxed_priority_storage: no next block below the tail");
+    }
+    me.current = n;
+    // acq_rel: the release orders our accesses to the block before its deletion; the acquire, in the last
+    // worker to leave, orders every other worker's accesses before it deletes the block.
+    // LIFETIME: after this the block may be deleted by another worker; we never touch it again.
+    if (old->registered.fetch_sub(1, std::memory_order_acq_rel) == 1) {  // model: prio.block.leave
+      delete old;
+      // relaxed: a statistic.
+      blocks_live_.fetch_sub(1, std::memory_order_relaxed);  // model: none (statistic)
+    }
+  }
+
+  std::size_t workers_count_;
+  std::unique_ptr<worker_state[]> workers_;
+  alignas(128) std::atomic<std::uint64_t> tail_{0};
+  alignas(128) std::atomic<std::size_t> blocks_live_{0};
+};
+
+}  // namespace fj

@@ -1,0 +1,200 @@
+// Single-threaded behaviour of the priority storages (ext/strict_priority_storage.hpp,
+// ext/relaxed_priority_storage.hpp): order on one worker, every value taken exactly once, the k bound, block
+// reclamation, and the errors for bad input. One thread plays every worker, so the outcomes are exact.
+// Concurrent behaviour is in tests/stress/priority_storage_stress_test.cpp.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "forkjoin/ext/relaxed_priority_storage.hpp"
+#include "forkjoin/ext/strict_priority_storage.hpp"
+#include "support/test_config.hpp"
+
+namespace {
+
+using strict = fj::strict_priority_storage<std::uint32_t>;
+using relaxed4 = fj::relaxed_priority_storage<std::uint32_t, 4>;
+// Blocks of 4 slots: the reclamation path runs every few items.
+using relaxed_small_blocks = fj::relaxed_priority_storage<std::uint32_t, 2, 4>;
+
+static_assert(fj::priority_storage<strict>);
+static_assert(fj::priority_storage<relaxed4>);
+static_assert(fj::priority_storage<relaxed_small_blocks>);
+static_assert(fj::priority_storage<fj::relaxed_priority_storage<const int*, 1>>);
+static_assert(relaxed4::relaxation == 4 && strict::relaxation == 0);
+
+template <class S>
+class PriorityStorage : public ::testing::Test {};
+
+using storages = ::testing::Types<strict, relaxed4, relaxed_small_blocks>;
+TYPED_TEST_SUITE(PriorityStorage, storages);
+
+TYPED_TEST(PriorityStorage, OneWorkerPopsInPriorityOrder) {
+  TypeParam s(1);
+  std::mt19937_64 rng(fj::test::seed());
+  std::vector<double> pushed;
+  for (std::uint32_t i = 0; i < 200; ++i) {
+    const double p = static_cast<double>(rng() % 50) - 10.0;
+    s.push(0, i, p);
+    pushed.push_back(p);
+  }
+  double last = -std::numeric_limits<double>::infinity();
+  std::vector<int> seen(pushed.size(), 0);
+  while (const std::optional<std::uint32_t> v = s.pop(0)) {
+    ASSERT_LT(*v, pushed.size());
+    EXPECT_GE(pushed[*v], last) << "a worker that pushed everything itself sees everything";
+    last = pushed[*v];
+    ++seen[*v];
+  }
+  for (const int n : seen) {
+    EXPECT_EQ(n, 1);
+  }
+  EXPECT_TRUE(s.empty_hint());
+}
+
+TYPED_TEST(PriorityStorage, EqualPrioritiesComeOutOldestFirstOnOneWorker) {
+  TypeParam s(1);
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    s.push(0, i, 1.5);
+  }
+  for (std::uint32_t i = 0; i < 20; ++i) {
+    EXPECT_EQ(s.pop(0), std::optional<std::uint32_t>(i));
+  }
+  EXPECT_EQ(s.pop(0), std::nullopt);
+}
+
+TYPED_TEST(PriorityStorage, EveryValueIsTakenExactlyOnceAcrossWorkers) {
+  constexpr std::size_t workers = 3;
+  TypeParam s(workers);
+  std::mt19937_64 rng(fj::test::seed() + 1);
+  constexpr std::uint32_t n = 3000;
+  std::vector<int> taken(n, 0);
+  std::uint32_t next = 0;
+  std::uint32_t got = 0;
+  // Pushes and pops interleaved at random over the workers; then every worker drains what it sees.
+  while (next < n) {
+    const std::size_t w = rng() % workers;
+    if (rng() % 3 != 0) {
+      s.push(w, next++, static_cast<double>(rng() % 1000));
+    } else if (const std::optional<std::uint32_t> v = s.pop(w)) {
+      ++taken[*v];
+      ++got;
+    }
+  }
+  EXPECT_FALSE(s.empty_hint());
+  for (std::size_t w = 0; w < workers; ++w) {
+    while (const std::optional<std::uint32_t> v = s.pop(w)) {
+      ++taken[*v];
+      ++got;
+    }
+  }
+  EXPECT_EQ(got, n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    EXPECT_EQ(taken[i], 1) << "value " << i;
+  }
+  EXPECT_TRUE(s.empty_hint());
+}
+
+// Worker 0 pushes values whose priorities fall (the newest is the most urgent: the worst case for a storage
+// that hides the newest items); worker 1 pops. Each pop may miss at most `relaxation` more urgent values.
+TYPED_TEST(PriorityStorage, APopMissesAtMostKMoreUrgentValuesPushedElsewhere) {
+  TypeParam s(2);
+  constexpr std::uint32_t n = 300;
+  std::vector<bool> present(n, false);
+  std::size_t most_missed = 0;
+  for (std::uint32_t round = 0; round < 3; ++round) {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!present[i]) {
+        s.push(0, i, static_cast<double>(n - i) + 1000.0 * round);
+        present[i] = true;
+      }
+    }
+    // Half the values, popped by the other worker.
+    for (std::uint32_t k = 0; k < n / 2; ++k) {
+      const std::optional<std::uint32_t> v = s.pop(1);
+      ASSERT_TRUE(v.has_value());
+      ASSERT_TRUE(present[*v]);
+      present[*v] = false;
+      std::size_t missed = 0;
+      for (std::uint32_t j = 0; j < n; ++j) {
+        // Value j is more urgent than *v if it was pushed later in this round (priorities n - j fall).
+        if (present[j] && j > *v) {
+          ++missed;
+        }
+      }
+      EXPECT_LE(missed, TypeParam::relaxation) << "pop returned " << *v;
+      most_missed = std::max(most_missed, missed);
+    }
+    // Worker 0 takes back the rest (it sees all of its own).
+    while (const std::optional<std::uint32_t> v = s.pop(0)) {
+      present[*v] = false;
+    }
+  }
+  if constexpr (TypeParam::relaxation > 0) {
+    EXPECT_GT(most_missed, 0U) << "the relaxed storage is expected to hide the newest values";
+  }
+}
+
+TYPED_TEST(PriorityStorage, BadInputIsRejectedWithANamedErrorAndStoresNothing) {
+  TypeParam s(2);
+  EXPECT_THROW(s.push(0, 1, std::numeric_limits<double>::quiet_NaN()), fj::priority_error);
+  EXPECT_THROW(s.push(0, 1, -std::nan("")), fj::priority_error);
+  EXPECT_THROW(s.push(2, 1, 0.0), fj::priority_error);
+  EXPECT_THROW((void)s.pop(7), fj::priority_error);
+  EXPECT_TRUE(s.empty_hint());
+  EXPECT_EQ(s.pop(0), std::nullopt);
+  // Infinities are ordered, so they are accepted.
+  s.push(1, 5, std::numeric_limits<double>::infinity());
+  s.push(1, 6, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(s.pop(1), std::optional<std::uint32_t>(6));
+  EXPECT_EQ(s.pop(1), std::optional<std::uint32_t>(5));
+  EXPECT_THROW(TypeParam(0), fj::invalid_config_error);
+  try {
+    s.push(0, 1, std::numeric_limits<double>::quiet_NaN());
+  } catch (const fj::priority_error& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN"), std::string::npos) << e.what();
+  }
+}
+
+// The shared array's blocks are deleted once every worker's head has left them: after many values went
+// through, only the blocks around the tail remain.
+TEST(RelaxedPriorityStorage, BlocksBehindEveryWorkerAreDeleted) {
+  relaxed_small_blocks s(3);
+  std::mt19937_64 rng(fj::test::seed() + 2);
+  for (std::uint32_t i = 0; i < 5000; ++i) {
+    s.push(i % 3, i, static_cast<double>(rng() % 100));
+    if (i % 2 == 1) {
+      (void)s.pop(rng() % 3);
+    }
+  }
+  for (std::size_t w = 0; w < 3; ++w) {
+    while (s.pop(w)) {
+    }
+  }
+  // Every head is at the tail; the blocks at and just above it may still be there.
+  EXPECT_LE(s.blocks_live(), 3U);
+  EXPECT_TRUE(s.empty_hint());
+}
+
+// A worker that stops popping pins the blocks its head is in; they go once it pops again.
+TEST(RelaxedPriorityStorage, AnIdleWorkerPinsBlocksUntilItPopsAgain) {
+  relaxed_small_blocks s(2);
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    s.push(0, i, static_cast<double>(i));
+    (void)s.pop(0);
+  }
+  EXPECT_GT(s.blocks_live(), 50U);
+  EXPECT_EQ(s.pop(1), std::nullopt);
+  EXPECT_LE(s.blocks_live(), 3U);
+}
+
+}  // namespace
