@@ -1,9 +1,10 @@
 // fj-overhead: the cost of a fork. Runs a recursive workload with no cutoff on its serial projection, on
 // fj::unit_pool, and on fj::busy_pool and fj::lazy_pool with 1 and with 2 workers, interleaved round by round
 // so that drift on a shared machine hits all of them alike, and prints medians, T1/Ts, T2/Ts and nanoseconds
-// per fork. Each pool runs the workload twice over: as coroutine tasks (fj::fork, continuation stealing) and
-// as plain functions with fj::scope (spawn/sync, child stealing: the variants named spawn-*), so that the
-// two paths' costs print side by side. Two workloads, the two whose T1/Ts targets issues #2 and #22 set:
+// per fork. Each pool runs the workload three times over: as coroutine tasks (fj::fork, continuation
+// stealing), as plain functions with fj::scope (spawn/sync, child stealing: the variants named spawn-*) and
+// as plain functions with fj::parallel_invoke (the join form of child stealing: invoke-*), so that the paths'
+// costs print side by side. Two workloads, the two whose T1/Ts targets issues #2 and #22 set:
 //   fib        Fibonacci, one int argument: the pure cost of fork, call, join and return;
 //   integrate  the suite's adaptive quadrature (bench/suite/workloads/integrate): six double arguments, half
 //              of the tasks leaves; instruction-bound, so its T1/Ts follows instructions per task.
@@ -17,7 +18,8 @@
 //
 //   fj-overhead [--workload fib|integrate] [--n N] [--reps R]
 //               [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2|spawn-unit|spawn-busy1|spawn-lazy1|
-//                       spawn-busy2|spawn-lazy2 | --forks]
+//                       spawn-busy2|spawn-lazy2|invoke-unit|invoke-busy1|invoke-lazy1|invoke-busy2|
+//                       invoke-lazy2 | --forks]
 // N is fib's argument (default 36) or integrate's upper bound (default 1000). --only runs one variant once,
 // without warm-up, and prints "<variant> <workload>(<n>): <seconds> s"; --forks prints how many forks the
 // workload makes (both used by scripts/callgrind-per-fork.sh, ab-overhead.sh and ab-layouts.sh).
@@ -92,6 +94,14 @@ long fib_spawn(int n) {
   return a + b;
 }
 
+// The same recursion with fj::parallel_invoke: both calls' types are known where the spawned one is popped.
+long fib_invoke(int n) {
+  if (n < 2) return n;
+  auto const [a, b] =
+      fj::parallel_invoke([n] { return fib_invoke(n - 1); }, [n] { return fib_invoke(n - 2); });
+  return a + b;
+}
+
 using fjb::fib::fibonacci;
 
 struct fib_workload {
@@ -124,12 +134,12 @@ struct fib_workload {
     (void)fj::sync_wait(pool, fib, n > 5 ? n - 5 : n);
   }
   template <class Pool>
-  [[nodiscard]] long run_spawn(Pool& pool) const {
-    return fj::sync_wait(pool, fib_spawn, n);
+  [[nodiscard]] long run_plain(Pool& pool, bool invoke) const {
+    return fj::sync_wait(pool, invoke ? fib_invoke : fib_spawn, n);
   }
   template <class Pool>
-  void warm_up_spawn(Pool& pool) const {
-    (void)fj::sync_wait(pool, fib_spawn, n > 5 ? n - 5 : n);
+  void warm_up_plain(Pool& pool, bool invoke) const {
+    (void)fj::sync_wait(pool, invoke ? fib_invoke : fib_spawn, n > 5 ? n - 5 : n);
   }
 };
 
@@ -187,6 +197,16 @@ double area_spawn(double x1, double y1, double x2, double y2, double area, doubl
   return left_area + right_area;
 }
 
+// area_task with fj::parallel_invoke.
+double area_invoke(double x1, double y1, double x2, double y2, double area, double epsilon) {
+  const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
+  if (converged(left + right, area, epsilon)) return left + right;
+  auto const [left_area, right_area] =
+      fj::parallel_invoke([=] { return area_invoke(x1, y1, x0, y0, left, epsilon); },
+                          [=] { return area_invoke(x0, y0, x2, y2, right, epsilon); });
+  return left_area + right_area;
+}
+
 // Internal nodes of the recursion (each forks once and calls once).
 long area_forks(double x1, double y1, double x2, double y2, double area, double epsilon) {
   const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
@@ -232,13 +252,14 @@ struct integrate_workload {
     (void)fj::sync_wait(pool, area_task, 0.0, f(0), u, f(u), 0.0, integrate_epsilon);
   }
   template <class Pool>
-  [[nodiscard]] double run_spawn(Pool& pool) const {
-    return fj::sync_wait(pool, area_spawn, 0.0, f(0), upper, f(upper), 0.0, integrate_epsilon);
+  [[nodiscard]] double run_plain(Pool& pool, bool invoke) const {
+    return fj::sync_wait(pool, invoke ? area_invoke : area_spawn, 0.0, f(0), upper, f(upper), 0.0,
+                         integrate_epsilon);
   }
   template <class Pool>
-  void warm_up_spawn(Pool& pool) const {
+  void warm_up_plain(Pool& pool, bool invoke) const {
     double const u = upper / 4;
-    (void)fj::sync_wait(pool, area_spawn, 0.0, f(0), u, f(u), 0.0, integrate_epsilon);
+    (void)fj::sync_wait(pool, invoke ? area_invoke : area_spawn, 0.0, f(0), u, f(u), 0.0, integrate_epsilon);
   }
 };
 
@@ -286,13 +307,15 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
       return seconds(w, [&] { return w.run(*pool); });
     };
   };
-  auto spawn_with_pool = [&](auto make) {
-    return [&, make] {
+  auto plain_with_pool = [&](auto make, bool invoke) {
+    return [&, make, invoke] {
       auto pool = make();
-      if (warm_up) w.warm_up_spawn(*pool);
-      return seconds(w, [&] { return w.run_spawn(*pool); });
+      if (warm_up) w.warm_up_plain(*pool, invoke);
+      return seconds(w, [&] { return w.run_plain(*pool, invoke); });
     };
   };
+  auto spawn_with_pool = [&](auto make) { return plain_with_pool(make, false); };
+  auto invoke_with_pool = [&](auto make) { return plain_with_pool(make, true); };
   std::vector<variant> variants = {
       {"serial", [&] { return seconds(w, [&] { return w.serial(); }); }, {}},
       {"serial-out", [&] { return seconds(w, [&] { return w.serial_out(); }); }, {}},
@@ -306,6 +329,11 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
       {"spawn-lazy1", spawn_with_pool([] { return std::make_unique<fj::lazy_pool>(1); }), {}},
       {"spawn-busy2", spawn_with_pool([] { return std::make_unique<fj::busy_pool>(2); }), {}},
       {"spawn-lazy2", spawn_with_pool([] { return std::make_unique<fj::lazy_pool>(2); }), {}},
+      {"invoke-unit", invoke_with_pool([] { return std::make_unique<fj::unit_pool>(); }), {}},
+      {"invoke-busy1", invoke_with_pool([] { return std::make_unique<fj::busy_pool>(1); }), {}},
+      {"invoke-lazy1", invoke_with_pool([] { return std::make_unique<fj::lazy_pool>(1); }), {}},
+      {"invoke-busy2", invoke_with_pool([] { return std::make_unique<fj::busy_pool>(2); }), {}},
+      {"invoke-lazy2", invoke_with_pool([] { return std::make_unique<fj::lazy_pool>(2); }), {}},
   };
   if (!only.empty()) {
     for (auto& v : variants) {
@@ -343,6 +371,12 @@ int measure(const Workload& w, int reps, const std::string& only, bool count_for
   std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(9) / ts,
               med(11) / ts, med(9) / med(11), med(9) / ts_out);
   std::printf("unit_pool: T1/Ts = %.2f  T1/Ts-out = %.2f\n", med(7) / ts, med(7) / ts_out);
+  std::printf("invoke (fj::parallel_invoke, child stealing), a fork is one spawned function:\n");
+  std::printf("busy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(13) / ts,
+              med(15) / ts, med(13) / med(15), med(13) / ts_out);
+  std::printf("lazy_pool: T1/Ts = %.2f  T2/Ts = %.2f  T1/T2 = %.2f  T1/Ts-out = %.2f\n", med(14) / ts,
+              med(16) / ts, med(14) / med(16), med(14) / ts_out);
+  std::printf("unit_pool: T1/Ts = %.2f  T1/Ts-out = %.2f\n", med(12) / ts, med(12) / ts_out);
   return 0;
 }
 
@@ -359,10 +393,12 @@ int measure_checked(double n, int reps, const std::string& only, bool count_fork
 constexpr const char* usage =
     "usage: fj-overhead [--workload fib|integrate] [--n N] [--reps R]\n"
     "                   [--only serial|serial-out|unit|busy1|lazy1|busy2|lazy2|spawn-unit|spawn-busy1|\n"
-    "                           spawn-lazy1|spawn-busy2|spawn-lazy2 | --forks]\n"
+    "                           spawn-lazy1|spawn-busy2|spawn-lazy2|invoke-unit|invoke-busy1|\n"
+    "                           invoke-lazy1|invoke-busy2|invoke-lazy2 | --forks]\n"
     "  N: fib's argument (default 36, a whole number up to 60) or integrate's upper bound (default 1000,\n"
     "  above 0, at most 1e5). --only runs one variant once; --forks prints the number of forks and exits.\n"
-    "  spawn-*: the workload as plain functions with fj::scope (child stealing) on the same pools.\n";
+    "  spawn-*: the workload as plain functions with fj::scope (child stealing) on the same pools;\n"
+    "  invoke-*: the same with fj::parallel_invoke.\n";
 
 // The number in `text`, or nothing if it is not entirely a number.
 bool parse_number(const std::string& text, double& value) {

@@ -37,6 +37,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "support/test_config.hpp"
@@ -538,6 +539,124 @@ INSTANTIATE_TEST_SUITE_P(Pools, SpawnTrees, ::testing::Range<std::size_t>(0, std
                          [](const ::testing::TestParamInfo<std::size_t>& param_info) {
                            return name_of(k_runs[param_info.param]);
                          });
+
+// ---- parallel_invoke trees ----
+//
+// fj::parallel_invoke keeps its records in its own frame and calls a child it pops back directly
+// (parallel_invoke.hpp); a stolen child goes through the scope protocol's wait. Random trees of 2 to 4
+// functions per node, leaves that may throw and nodes that may catch, checked against a serial evaluation:
+// each node's value, and the exceptions dropped (a node whose k > 0 functions threw rethrows one, drops k -
+// 1).
+
+struct invoke_tree {
+  int depth = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t dropped = 0;  // serial: exceptions a node with several failed functions drops
+};
+
+struct invoke_shape {
+  int functions = 0;  // 0 for a leaf
+  bool throws = false;
+  bool catches = false;
+};
+
+invoke_shape invoke_shape_of(std::uint64_t id, int depth) {
+  std::uint64_t const h = mix(id);
+  invoke_shape s;
+  s.functions = depth > 0 ? 2 + static_cast<int>(h % 3) : 0;
+  s.throws = s.functions == 0 && (h >> 20) % 16 == 0;
+  s.catches = (h >> 28) % 4 == 0;
+  return s;
+}
+
+std::uint64_t invoke_leaf_value(std::uint64_t id) {
+  std::uint64_t v = id;
+  for (int k = 0; k < 96; ++k) v = mix(v);  // enough work that thieves find functions to take
+  return v;
+}
+
+std::uint64_t invoke_caught_value(std::uint64_t id) { return mix(id ^ 0xC0FFEEULL); }
+
+std::optional<std::uint64_t> invoke_serial(invoke_tree& t, std::uint64_t id, int depth) {
+  invoke_shape const s = invoke_shape_of(id, depth);
+  if (s.functions == 0) return s.throws ? std::nullopt : std::optional(invoke_leaf_value(id));
+  std::uint64_t v = id;
+  int failed = 0;
+  for (int i = 0; i < s.functions; ++i) {
+    if (std::optional<std::uint64_t> const c = invoke_serial(t, child_id(id, i), depth - 1)) {
+      v = mix(v ^ *c);
+    } else {
+      ++failed;
+    }
+  }
+  if (failed == 0) return v;
+  t.dropped += static_cast<std::uint64_t>(failed - 1);
+  return s.catches ? std::optional(invoke_caught_value(id)) : std::nullopt;
+}
+
+std::uint64_t invoke_parallel(std::uint64_t id, int depth) {
+  invoke_shape const s = invoke_shape_of(id, depth);
+  if (s.functions == 0) {
+    if (s.throws) throw tree_error(id);
+    return invoke_leaf_value(id);
+  }
+  auto child = [id, depth](int i) {
+    return [id, depth, i] { return invoke_parallel(child_id(id, i), depth - 1); };
+  };
+  auto fold = [id](auto const& results) {
+    std::uint64_t v = id;
+    std::apply([&v](auto... c) { ((v = mix(v ^ c)), ...); }, results);
+    return v;
+  };
+  try {
+    switch (s.functions) {
+      case 2: return fold(fj::parallel_invoke(child(0), child(1)));
+      case 3: return fold(fj::parallel_invoke(child(0), child(1), child(2)));
+      default: return fold(fj::parallel_invoke(child(0), child(1), child(2), child(3)));
+    }
+  } catch (const tree_error&) {
+    if (!s.catches) throw;
+    return invoke_caught_value(id);
+  }
+}
+
+template <class Pool>
+void check_invoke_trees(Pool& pool, const std::string& name) {
+  int const trees = static_cast<int>(fj::test::scaled(6, 2));
+  for (int k = 0; k < trees; ++k) {
+    invoke_tree t;
+    t.seed = mix(static_cast<std::uint64_t>(k) * 977 + 5);
+    t.depth = 5 + static_cast<int>(t.seed % 3);
+    std::uint64_t const root = mix(t.seed);
+    std::optional<std::uint64_t> const want = invoke_serial(t, root, t.depth);
+    std::uint64_t const dropped_before = summed(pool).exceptions_dropped;
+    std::optional<std::uint64_t> got;
+    try {
+      got = fj::sync_wait(pool, invoke_parallel, root, t.depth);
+    } catch (const tree_error&) {
+      got.reset();
+    }
+    EXPECT_EQ(got, want) << name << " tree " << k;
+    EXPECT_EQ(summed(pool).exceptions_dropped - dropped_before, t.dropped) << name << " tree " << k;
+  }
+}
+
+TEST(InvokeTrees, EveryNodeMatchesTheSerialEvaluationAtOneToSixteenWorkers) {
+  if (fj::detail::k_fault_injection) GTEST_SKIP() << "the fault-injection build runs SpawnFaults only";
+  std::uint64_t steals = 0;
+  for (std::size_t const workers :
+       {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{4}, std::size_t{8}, std::size_t{16}}) {
+    {
+      fj::busy_pool pool(workers);
+      check_invoke_trees(pool, "busy" + std::to_string(workers));
+      steals += summed(pool).steals;
+    }
+    fj::lazy_pool pool(workers);
+    check_invoke_trees(pool, "lazy" + std::to_string(workers));
+    steals += summed(pool).steals;
+  }
+  EXPECT_GT(steals, 0u) << "no steals on any pool: the runs proved nothing about concurrency";
+}
 
 // ---- deep spawn chains on small OS stacks ----
 //

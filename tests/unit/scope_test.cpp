@@ -802,6 +802,62 @@ TEST(ParallelInvoke, TheFirstExceptionIsRethrownOnceAllHaveReturned) {
   EXPECT_EQ(dropped(pool) - before, 1u);
 }
 
+TEST(ParallelInvoke, OnAUnitPoolTheFunctionsRunInArgumentOrderAndTheFirstExceptionWins) {
+  fj::unit_pool pool;
+  std::uint64_t const before = dropped(pool);
+  auto const got = fj::sync_wait(pool, [] {
+    std::string order;
+    int caught = 0;
+    try {
+      fj::parallel_invoke([&order] { order += 'a'; },
+                          [&order] {
+                            order += 'b';
+                            throw_void(1);
+                          },
+                          [&order] {
+                            order += 'c';
+                            throw_void(2);
+                          },
+                          [&order] { order += 'd'; });
+    } catch (const child_error& e) {
+      caught = e.value;
+    }
+    return std::pair(order, caught);
+  });
+  EXPECT_EQ(got, std::pair(std::string("abcd"), 1));
+  EXPECT_EQ(dropped(pool) - before, 1u);
+}
+
+// Deep enough that thieves take functions, so that both the direct call of a popped function and the wait
+// for a stolen one run, with results and exceptions coming back through each.
+long invoke_fib(int n) {
+  if (n < 2) return n;
+  auto const [a, b] =
+      fj::parallel_invoke([n] { return invoke_fib(n - 1); }, [n] { return invoke_fib(n - 2); });
+  return a + b;
+}
+
+TEST(ParallelInvoke, StolenAndPoppedFunctionsBothReturnTheirResults) {
+  fj::busy_pool pool(4);
+  int const n = fj::test::scale() == 1 ? 30 : 25;
+  EXPECT_EQ(fj::sync_wait(pool, invoke_fib, n), fib_value(n));
+  std::uint64_t steals = 0;
+  for (const auto& w : pool.stats()) steals += w.steals;
+  EXPECT_GT(steals, 0u);
+}
+
+TEST(ParallelInvoke, AFunctionSpawningIntoAScopeOpenedBeforeGetsScopeError) {
+  fj::busy_pool pool(2);
+  EXPECT_THROW(fj::sync_wait(pool,
+                             [] {
+                               fj::scope s;
+                               fj::parallel_invoke([&s] { s.spawn(throw_void, 1); }, [] {});
+                               s.sync();
+                             }),
+               fj::scope_error);
+  EXPECT_EQ(fj::sync_wait(pool, invoke_fib, 12), fib_value(12));
+}
+
 // ---- misuse: fj::scope_error ----
 
 void noop() {}
