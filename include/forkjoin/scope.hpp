@@ -431,6 +431,7 @@ class scope : private detail::scope_state {
                         "on another thread");
   }
 
+  detail::segmented_stack* stack_ = detail::tls_stack;  // where the records are allocated
   detail::pool_core* external_pool_ = nullptr;
   detail::external_child* external_ = nullptr;
 };

@@ -72,8 +72,7 @@ class scope_state {
 
   // The deque this scope's children go to; unbound on an ordinary thread and on a pool without thieves.
   fj::deque_owner<spawn_record*> spawner_ = tls_spawner;
-  segmented_stack* stack_ = tls_stack;  // where its records are allocated
-  scope_state* outer_ = tls_scope;      // the scope open on this thread before this one
+  scope_state* outer_ = tls_scope;  // the scope open on this thread before this one
   // Records since the last sync, newest first; those the owner pops back at the sync are unlinked as they
   // run, so what is left when a pop fails are the records thieves took, the oldest ones.
   spawn_record* newest_ = nullptr;
