@@ -1,10 +1,11 @@
 // fj-sweep: seed 004's sequential-cutoff sweep, and the cost of one spawn next to oneTBB and OpenMP.
 //
 // Two recursive workloads are run with a sequential cutoff below which they recurse serially, for every
-// cutoff of a list, by five implementations of the same algorithm:
+// cutoff of a list, by six implementations of the same algorithm:
 //   serial    the serial projection (every spawn a plain call), the baseline of T/Ts at the same cutoff;
 //   fj-task   forkjoin coroutine tasks, co_await fj::fork/call/join (continuation stealing), fj::lazy_pool;
 //   fj-spawn  forkjoin plain functions, fj::scope spawn/sync (child stealing), fj::lazy_pool;
+//   fj-invoke forkjoin plain functions, fj::parallel_invoke of the two calls (child stealing), fj::lazy_pool;
 //   tbb       oneTBB tbb::task_group run/wait in a task_arena (when oneTBB was found);
 //   omp       OpenMP omp task / taskwait in a parallel region (when OpenMP was found).
 // Workloads: fib(n) (below the cutoff fib recurses as a plain function returning its value) and quicksort of
@@ -98,6 +99,13 @@ long fib_spawn(int n, int cutoff) {
   return a + b;
 }
 
+long fib_invoke(int n, int cutoff) {
+  if (n < cutoff) return fib_serial(n);
+  auto const [a, b] = fj::parallel_invoke([=] { return fib_invoke(n - 1, cutoff); },
+                                          [=] { return fib_invoke(n - 2, cutoff); });
+  return a + b;
+}
+
 #if FJS_HAVE_TBB
 long fib_tbb(int n, int cutoff) {
   if (n < cutoff) return fib_serial(n);
@@ -163,6 +171,16 @@ void sort_spawn(int* first, int* last, std::ptrdiff_t cutoff) {
   s.spawn(sort_spawn, first, middle, cutoff);
   sort_spawn(middle + 1, last, cutoff);
   s.sync();
+}
+
+void sort_invoke(int* first, int* last, std::ptrdiff_t cutoff) {
+  if (last - first <= cutoff) {
+    std::sort(first, last);
+    return;
+  }
+  int* middle = partition_around_middle(first, last);
+  fj::parallel_invoke([=] { sort_invoke(first, middle, cutoff); },
+                      [=] { sort_invoke(middle + 1, last, cutoff); });
 }
 
 #if FJS_HAVE_TBB
@@ -348,7 +366,7 @@ loop_result measure_loop(int form, std::size_t iterations, unsigned workers) {
 
 // ---- implementations: each times one run of a body on `workers` workers ----
 
-enum kind : int { serial_kind, task_kind, spawn_kind, tbb_kind, omp_kind };
+enum kind : int { serial_kind, task_kind, spawn_kind, invoke_kind, tbb_kind, omp_kind };
 
 // One runtime with its workers started before anything is timed.
 class runtime {
@@ -406,7 +424,7 @@ struct implementation {
 
 std::vector<implementation> built_implementations() {
   std::vector<implementation> result{
-      {"serial", serial_kind}, {"fj-task", task_kind}, {"fj-spawn", spawn_kind}};
+      {"serial", serial_kind}, {"fj-task", task_kind}, {"fj-spawn", spawn_kind}, {"fj-invoke", invoke_kind}};
 #if FJS_HAVE_TBB
   result.push_back({"tbb", tbb_kind});
 #endif
@@ -437,7 +455,8 @@ class runtimes {
     switch (k) {
       case serial_kind: return std::make_unique<serial_runtime>();
       case task_kind:
-      case spawn_kind: return std::make_unique<fj_runtime>(workers);
+      case spawn_kind:
+      case invoke_kind: return std::make_unique<fj_runtime>(workers);
 #if FJS_HAVE_TBB
       case tbb_kind: return std::make_unique<tbb_runtime>(workers);
 #endif
@@ -466,6 +485,9 @@ double time_fib(runtimes& rt, kind k, unsigned workers, int n, int cutoff) {
     case task_kind: seconds = r.time([&] { answer = fj::sync_wait(*r.pool(), fib_task, n, cutoff); }); break;
     case spawn_kind:
       seconds = r.time([&] { answer = fj::sync_wait(*r.pool(), fib_spawn, n, cutoff); });
+      break;
+    case invoke_kind:
+      seconds = r.time([&] { answer = fj::sync_wait(*r.pool(), fib_invoke, n, cutoff); });
       break;
 #if FJS_HAVE_TBB
     case tbb_kind: seconds = r.time([&] { answer = fib_tbb(n, cutoff); }); break;
@@ -514,6 +536,9 @@ double time_sort(runtimes& rt, kind k, unsigned workers, const sort_input& input
       break;
     case spawn_kind:
       seconds = r.time([&] { fj::sync_wait(*r.pool(), sort_spawn, first, last, cutoff); });
+      break;
+    case invoke_kind:
+      seconds = r.time([&] { fj::sync_wait(*r.pool(), sort_invoke, first, last, cutoff); });
       break;
 #if FJS_HAVE_TBB
     case tbb_kind: seconds = r.time([&] { sort_tbb(first, last, cutoff); }); break;
@@ -595,6 +620,7 @@ const char* colour_of(const std::string& name) {
   if (name == "serial") return "#000000";
   if (name == "fj-task") return "#9467bd";
   if (name == "fj-spawn") return "#8c564b";
+  if (name == "fj-invoke") return "#e377c2";
   if (name == "tbb") return "#1f77b4";
   return "#2ca02c";
 }
@@ -778,8 +804,9 @@ int run(const settings& s) {
 
 constexpr const char* usage =
     "usage: fj-sweep [--scale quick|default] [--workers P] [--reps R] [--out DIR]\n"
-    "  fib and quicksort against their sequential cutoff (serial, fj-task, fj-spawn, tbb, omp), and ns per\n"
-    "  spawn of fib with no cutoff. Defaults: --scale quick --workers 2 --reps 3 --out results/sweep.\n";
+    "  fib and quicksort against their sequential cutoff (serial, fj-task, fj-spawn, fj-invoke, tbb,\n"
+    "  omp), and ns per spawn of fib with no cutoff. Defaults: --scale quick --workers 2 --reps 3\n"
+    "  --out results/sweep.\n";
 
 bool parse_whole(const char* text, long low, long high, long& value) {
   char* end = nullptr;
