@@ -148,6 +148,7 @@ void expand(const problem& p, const node& x, weight best, Leaf&& leaf, Spawn&& s
     if (complete(p, child)) {
       if (child.cut < best) {
         leaf(child);
+        best = child.cut;  // the other child must beat this one
       }
     } else if (child.bound < best) {
       spawn(child);
