@@ -41,8 +41,8 @@ struct cell_summary {
   double speedup;                       // Ts / Tp, Eq. 15
   double efficiency;                    // speedup / P, Eq. 16
   std::optional<steal_summary> steals;  // forkjoin implementations only
-  double work;                          // the workload's own work count (work_counts.hpp), median; NaN if none
-  double work_relative;                 // work / the serial implementation's work; NaN if either is missing
+  double work;           // the workload's own work count (work_counts.hpp), median; NaN if none
+  double work_relative;  // work / the serial implementation's work; NaN if either is missing
 };
 
 struct workload_summary {

@@ -1,6 +1,7 @@
 // ctest bench_search_workloads: the sssp and bipartition workloads' parts on small inputs (well under 2 s).
 //   fj-bench-search-test               run the checks
-//   fj-bench-search-test --optimum N   print the optimum cut of the bipartition workload's graph with N vertices
+//   fj-bench-search-test --optimum N   print the optimum cut of the bipartition workload's graph with N
+//   vertices
 #include <forkjoin/forkjoin.hpp>
 
 #include <charconv>
@@ -61,17 +62,20 @@ void sssp_agrees_with_dijkstra(fj::lazy_pool& pool) {
     std::vector<sssp::distance> found;
     const std::uint64_t label_correcting = sssp::label_correcting(pool, g, 2, found);
     sssp::verify(g, found, label_correcting, &reference.distances);
-    const std::uint64_t delta = sssp::delta_stepping(g, 100, 2, found, [](std::size_t count, const auto& body) {
-      for (std::size_t i = 0; i < count; ++i) {
-        body(i);
-      }
-    });
+    const std::uint64_t delta =
+        sssp::delta_stepping(g, 100, 2, found, [](std::size_t count, const auto& body) {
+          for (std::size_t i = 0; i < count; ++i) {
+            body(i);
+          }
+        });
     sssp::verify(g, found, delta, &reference.distances);
     check(label_correcting >= reference.relaxations && delta >= reference.relaxations,
           "SSSP: no search relaxes fewer edges than Dijkstra");
-    std::printf("SSSP %u vertices: relaxations Dijkstra %llu, label-correcting on the deque %llu, delta-stepping %llu\n",
-                g.vertex_count(), static_cast<unsigned long long>(reference.relaxations),
-                static_cast<unsigned long long>(label_correcting), static_cast<unsigned long long>(delta));
+    std::printf(
+        "SSSP %u vertices: relaxations Dijkstra %llu, label-correcting on the deque %llu, delta-stepping "
+        "%llu\n",
+        g.vertex_count(), static_cast<unsigned long long>(reference.relaxations),
+        static_cast<unsigned long long>(label_correcting), static_cast<unsigned long long>(delta));
   }
 }
 
@@ -99,9 +103,11 @@ void branch_and_bound_agrees_with_brute_force(fj::lazy_pool& pool) {
       const bipartition::solution exact = bipartition::brute_force(p);
       const bipartition::search_result best_first = bipartition::best_first(p);
       check(best_first.best.cut == exact.cut, "bipartition: best-first finds the optimum");
-      check(bipartition::cut_of(p, best_first.best.side_a) == exact.cut, "bipartition: best-first's partition");
+      check(bipartition::cut_of(p, best_first.best.side_a) == exact.cut,
+            "bipartition: best-first's partition");
       check(bipartition::root_of(p).bound <= exact.cut, "bipartition: the root's bound is a lower bound");
-      check(bipartition::heuristic(p).cut >= exact.cut, "bipartition: the heuristic cuts no less than optimal");
+      check(bipartition::heuristic(p).cut >= exact.cut,
+            "bipartition: the heuristic cuts no less than optimal");
       bipartition::shared_best best(bipartition::heuristic(p));
       const dfs s{&p, &best};
       fj::sync_wait(pool, dfs_task, &s, bipartition::root_of(p));

@@ -21,9 +21,9 @@ using weight = std::uint32_t;
 inline constexpr int most_vertices = 64;  // a side is a 64-bit mask
 
 struct problem {
-  int vertices;                   // even
-  std::vector<weight> weights;    // vertices x vertices, symmetric, 0 where there is no edge
-  std::vector<int> order;         // the order in which the search assigns vertices
+  int vertices;                 // even
+  std::vector<weight> weights;  // vertices x vertices, symmetric, 0 where there is no edge
+  std::vector<int> order;       // the order in which the search assigns vertices
   [[nodiscard]] weight at(int u, int v) const noexcept {
     return weights[static_cast<std::size_t>(u * vertices + v)];
   }
@@ -44,18 +44,21 @@ inline constexpr size_parameter problem_size{"vertices of the graph", default_ve
 struct node {
   std::uint64_t side_a;  // vertices assigned to side A
   std::uint64_t side_b;
-  int assigned;          // order[0 .. assigned) are assigned
-  weight cut;            // weight of the edges between assigned vertices on different sides
-  weight bound;          // no completion of this node cuts less (lower_bound)
+  int assigned;  // order[0 .. assigned) are assigned
+  weight cut;    // weight of the edges between assigned vertices on different sides
+  weight bound;  // no completion of this node cuts less (lower_bound)
 };
 
-[[nodiscard]] inline bool complete(const problem& p, const node& x) noexcept { return x.assigned == p.vertices; }
+[[nodiscard]] inline bool complete(const problem& p, const node& x) noexcept {
+  return x.assigned == p.vertices;
+}
 
 // The lower bound of a node: its cut, plus for the unassigned vertices the cheapest balanced way to place
 // them counting only their edges to assigned vertices (an unassigned vertex u placed on side A cuts its
 // edges to B, placed on B its edges to A; edges between unassigned vertices are left out, so the bound never
 // exceeds a completion's cut). With room for r_A more vertices on A, the cheapest placement puts on A the
-// r_A vertices whose cost on A minus cost on B is smallest: a sort, so the bound is exact for this relaxation.
+// r_A vertices whose cost on A minus cost on B is smallest: a sort, so the bound is exact for this
+// relaxation.
 [[nodiscard]] weight lower_bound(const problem& p, const node& x) noexcept;
 
 // The root: order[0] is on side A (the two sides are interchangeable, so this halves the tree).

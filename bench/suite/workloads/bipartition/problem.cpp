@@ -52,7 +52,8 @@ problem make_problem(int vertices, std::uint64_t seed) {
   // Heaviest vertices first: their edges make the bounds grow early.
   std::vector<weight> degree(static_cast<std::size_t>(vertices), 0);
   for (int u = 0; u < vertices; ++u) {
-    degree[static_cast<std::size_t>(u)] = weight_to(p, u, vertices == 64 ? ~std::uint64_t{0} : bit(vertices) - 1);
+    degree[static_cast<std::size_t>(u)] =
+        weight_to(p, u, vertices == 64 ? ~std::uint64_t{0} : bit(vertices) - 1);
   }
   p.order.resize(static_cast<std::size_t>(vertices));
   std::iota(p.order.begin(), p.order.end(), 0);
@@ -64,7 +65,9 @@ problem make_problem(int vertices, std::uint64_t seed) {
   return p;
 }
 
-problem problem_for(const run_request& request) { return make_problem(static_cast<int>(request.n), graph_seed); }
+problem problem_for(const run_request& request) {
+  return make_problem(static_cast<int>(request.n), graph_seed);
+}
 
 weight lower_bound(const problem& p, const node& x) noexcept {
   const int half = p.vertices / 2;

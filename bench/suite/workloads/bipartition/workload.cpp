@@ -13,11 +13,12 @@ std::string parameters(scale /*s*/, std::int64_t n) {
 
 // The optimum cut of each scale's default graph, found by the serial search (best_first) and confirmed by
 // fj-spawn, tbb and omp.
-constexpr std::array<std::pair<std::int64_t, weight>, 3> recorded_optima{{{38, 3439}, {44, 4407}, {48, 5511}}};
+constexpr std::array<std::pair<std::int64_t, weight>, 3> recorded_optima{
+    {{38, 3439}, {44, 4407}, {48, 5511}}};
 
 const workload_registrar registrar{{"bipartition", "seed 001 (issue 24)",
-                                    "balanced graph bipartition, branch and bound", 130, problem_size, parameters,
-                                    every_scale}};
+                                    "balanced graph bipartition, branch and bound", 130, problem_size,
+                                    parameters, every_scale}};
 
 }  // namespace
 

@@ -77,7 +77,7 @@ graph make_rmat(std::uint32_t log2_vertices, std::uint64_t seed) {
     // One quadrant of the adjacency matrix per bit, most significant first.
     for (std::uint32_t bit = 0; bit < log2_vertices; ++bit) {
       const double r = unit(random);
-      const bool lower = r >= a + b;            // quadrants c and d: the source's bit is 1
+      const bool lower = r >= a + b;                               // quadrants c and d: the source's bit is 1
       const bool right = (r >= a && r < a + b) || r >= a + b + c;  // quadrants b and d: the target's bit is 1
       from = (from << 1) | static_cast<vertex>(lower);
       to = (to << 1) | static_cast<vertex>(right);

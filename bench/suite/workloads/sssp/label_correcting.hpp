@@ -11,10 +11,10 @@
 // Label-correcting SSSP as tasks, the algorithm of issue 24's priority storages: each task relaxes one
 // vertex (relax_vertex, the seam) and spawns a task per neighbour it improved. With fj::scope the spawns go
 // to the work-stealing deque, which runs the newest first: the search goes depth first through long detours
-// and corrects them later, and its work grows exponentially with the graph (measured in bench/suite/README.md:
-// 100 x 100 grid, 3000 times Dijkstra's time). So fj-bench's fj-spawn runs Δ-stepping instead (spawn.cpp), and
-// this version is what a priority pool will run with spawn_with_priority (issue 24); tests/search_test.cpp
-// checks it on small graphs.
+// and corrects them later, and its work grows exponentially with the graph (measured in
+// bench/suite/README.md: 100 x 100 grid, 3000 times Dijkstra's time). So fj-bench's fj-spawn runs Δ-stepping
+// instead (spawn.cpp), and this version is what a priority pool will run with spawn_with_priority (issue 24);
+// tests/search_test.cpp checks it on small graphs.
 namespace fjb::sssp {
 
 struct label_correcting_search {
@@ -33,7 +33,8 @@ inline void relax_without_spawning(const label_correcting_search& s, vertex v, d
   while (!pending.empty()) {
     const auto [u, d] = pending.back();
     pending.pop_back();
-    relaxed += relax_vertex(*s.g, *s.distances, u, d, [&](vertex w, distance dw) { pending.emplace_back(w, dw); });
+    relaxed +=
+        relax_vertex(*s.g, *s.distances, u, d, [&](vertex w, distance dw) { pending.emplace_back(w, dw); });
   }
   s.relaxations->add(fj::worker_index(), relaxed);
 }

@@ -9,9 +9,8 @@ namespace {
 // Δ-stepping with an OpenMP taskloop per round (omp_for_each_index: the team runs the body in omp single).
 template <graph_kind Kind>
 std::uint64_t solve(const graph& g, unsigned workers, std::vector<distance>& out) {
-  return delta_stepping(g, delta_for(Kind), workers, out, [](std::size_t count, const auto& body) {
-    omp_for_each_index(0, count, 1, body);
-  });
+  return delta_stepping(g, delta_for(Kind), workers, out,
+                        [](std::size_t count, const auto& body) { omp_for_each_index(0, count, 1, body); });
 }
 
 template <graph_kind Kind>

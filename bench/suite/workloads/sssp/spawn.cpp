@@ -17,10 +17,9 @@ run_result run(const run_request& request) {
   fj_team<fj::lazy_pool> team(request.workers);
   const double seconds = team.time([&](fj::lazy_pool& pool) {
     const auto solve = [&] {
-      relaxations = delta_stepping(g, delta_for(Kind), request.workers, distances,
-                                   [](std::size_t count, const auto& body) {
-                                     fj_spawn_for_each_index(0, count, 1, body);
-                                   });
+      relaxations = delta_stepping(
+          g, delta_for(Kind), request.workers, distances,
+          [](std::size_t count, const auto& body) { fj_spawn_for_each_index(0, count, 1, body); });
     };
     fj::sync_wait(pool, solve);
   });

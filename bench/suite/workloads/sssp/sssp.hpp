@@ -89,7 +89,8 @@ using shared_distances = std::vector<std::atomic<distance>>;
 inline bool lower_to(std::atomic<distance>& slot, distance candidate) noexcept {
   distance current = slot.load(std::memory_order_relaxed);
   while (candidate < current) {
-    if (slot.compare_exchange_weak(current, candidate, std::memory_order_relaxed, std::memory_order_relaxed)) {
+    if (slot.compare_exchange_weak(current, candidate, std::memory_order_relaxed,
+                                   std::memory_order_relaxed)) {
       return true;
     }
   }

@@ -15,10 +15,11 @@ std::string rmat_parameters(scale /*s*/, std::int64_t n) {
          std::to_string(delta_for(graph_kind::rmat));
 }
 
-const workload_registrar grid{{"sssp-grid", "seed 001 (issue 24)", "shortest paths, road-like weighted grid", 120,
-                               grid_size, grid_parameters, every_scale}};
-const workload_registrar rmat{{"sssp-rmat", "seed 001 (issue 24)", "shortest paths, R-MAT (GAP Kronecker) graph",
-                               121, rmat_size, rmat_parameters, every_scale}};
+const workload_registrar grid{{"sssp-grid", "seed 001 (issue 24)", "shortest paths, road-like weighted grid",
+                               120, grid_size, grid_parameters, every_scale}};
+const workload_registrar rmat{{"sssp-rmat", "seed 001 (issue 24)",
+                               "shortest paths, R-MAT (GAP Kronecker) graph", 121, rmat_size, rmat_parameters,
+                               every_scale}};
 
 }  // namespace
 }  // namespace fjb::sssp
