@@ -39,10 +39,10 @@ class per_worker_counts {
   }
 
  private:
-  struct alignas(64) slot {
+  struct alignas(64) padded_counter {
     std::atomic<std::uint64_t> value{0};
   };
-  std::vector<slot> slots_;
+  std::vector<padded_counter> slots_;
 };
 
 }  // namespace fjb

@@ -80,7 +80,7 @@ struct solution {
 // priority is child.bound (smaller is more urgent): the serial search's heap orders by it, fj-spawn ignores
 // it, a priority pool would pass it on (s.spawn_with_priority(child.bound, task, child)).
 template <class Leaf, class Spawn>
-void expand(const problem& p, const node& x, weight best, Leaf&& leaf, Spawn&& spawn);
+void expand(const problem& p, const node& x, weight best, const Leaf& leaf, const Spawn& spawn);
 
 // The optimum of the problem at a request: recorded for each scale's default size (workload.cpp), otherwise
 // computed by the serial search here (after timing).
@@ -140,7 +140,7 @@ class shared_best {
 [[nodiscard]] node child_of(const problem& p, const node& x, bool on_a) noexcept;
 
 template <class Leaf, class Spawn>
-void expand(const problem& p, const node& x, weight best, Leaf&& leaf, Spawn&& spawn) {
+void expand(const problem& p, const node& x, weight best, const Leaf& leaf, const Spawn& spawn) {
   const int half = p.vertices / 2;
   for (const bool on_a : {true, false}) {
     const std::uint64_t side = on_a ? x.side_a : x.side_b;

@@ -106,7 +106,7 @@ inline bool lower_to(std::atomic<distance>& slot, distance candidate) noexcept {
 // Returns the edges relaxed.
 template <class Spawn>
 std::uint64_t relax_vertex(const graph& g, shared_distances& distances, vertex v, distance known,
-                           Spawn&& spawn) {
+                           const Spawn& spawn) {
   if (distances[v].load(std::memory_order_relaxed) < known) {
     return 0;
   }
