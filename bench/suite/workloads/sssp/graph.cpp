@@ -63,11 +63,12 @@ graph make_rmat(std::uint32_t log2_vertices, std::uint64_t seed) {
   std::vector<vertex> renumber(vertices);
   std::iota(renumber.begin(), renumber.end(), vertex{0});
   std::shuffle(renumber.begin(), renumber.end(), random);
-  std::uniform_real_distribution<double> unit(0.0, 1.0);
   std::uniform_int_distribution<std::uint32_t> weight(1, rmat_max_weight);
-  constexpr double a = 0.57;
-  constexpr double b = 0.19;
-  constexpr double c = 0.19;
+  // The quadrant probabilities a = 0.57, b = 0.19, c = 0.19 in 16-bit fixed point, so that one 64-bit draw
+  // chooses four quadrants: cumulative a, a + b and a + b + c.
+  constexpr std::uint32_t a = 37'355;
+  constexpr std::uint32_t a_b = 49'807;
+  constexpr std::uint32_t a_b_c = 62'259;
   const std::uint64_t wanted = std::uint64_t{vertices} * rmat_edge_factor;
   std::vector<std::pair<vertex, edge>> list;
   list.reserve(wanted);
@@ -75,10 +76,15 @@ graph make_rmat(std::uint32_t log2_vertices, std::uint64_t seed) {
     vertex from = 0;
     vertex to = 0;
     // One quadrant of the adjacency matrix per bit, most significant first.
-    for (std::uint32_t bit = 0; bit < log2_vertices; ++bit) {
-      const double r = unit(random);
-      const bool lower = r >= a + b;                               // quadrants c and d: the source's bit is 1
-      const bool right = (r >= a && r < a + b) || r >= a + b + c;  // quadrants b and d: the target's bit is 1
+    std::uint64_t bits = 0;
+    for (std::uint32_t level = 0; level < log2_vertices; ++level) {
+      if (level % 4 == 0) {
+        bits = random();
+      }
+      const auto r = static_cast<std::uint32_t>(bits & 0xFFFF);
+      bits >>= 16;
+      const bool lower = r >= a_b;                           // quadrants c and d: the source's bit is 1
+      const bool right = (r >= a && r < a_b) || r >= a_b_c;  // quadrants b and d: the target's bit is 1
       from = (from << 1) | static_cast<vertex>(lower);
       to = (to << 1) | static_cast<vertex>(right);
     }
