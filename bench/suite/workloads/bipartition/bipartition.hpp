@@ -24,9 +24,11 @@ struct problem {
   int vertices;                 // even
   std::vector<weight> weights;  // vertices x vertices, symmetric, 0 where there is no edge
   std::vector<int> order;       // the order in which the search assigns vertices
-  [[nodiscard]] weight at(int u, int v) const noexcept {
-    return weights[static_cast<std::size_t>(u * vertices + v)];
+  // Where the weight of edge (u, v) is kept.
+  [[nodiscard]] std::size_t index(int u, int v) const noexcept {
+    return static_cast<std::size_t>(u) * static_cast<std::size_t>(vertices) + static_cast<std::size_t>(v);
   }
+  [[nodiscard]] weight at(int u, int v) const noexcept { return weights[index(u, v)]; }
 };
 
 // G(n, p) with edge_chance p and weights uniform in [1, max_weight], deterministic from the seed.

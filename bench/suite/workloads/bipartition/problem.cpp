@@ -44,8 +44,8 @@ problem make_problem(int vertices, std::uint64_t seed) {
     for (int v = u + 1; v < vertices; ++v) {
       if (has_edge(random)) {
         const weight w = edge_weight(random);
-        p.weights[static_cast<std::size_t>(u * vertices + v)] = w;
-        p.weights[static_cast<std::size_t>(v * vertices + u)] = w;
+        p.weights[p.index(u, v)] = w;
+        p.weights[p.index(v, u)] = w;
       }
     }
   }
