@@ -107,6 +107,7 @@ inline bool lower_to(std::atomic<distance>& slot, distance candidate) noexcept {
 template <class Spawn>
 std::uint64_t relax_vertex(const graph& g, shared_distances& distances, vertex v, distance known,
                            const Spawn& spawn) {
+  // Relaxed, as in lower_to: a stale value costs only a redundant relaxation.
   if (distances[v].load(std::memory_order_relaxed) < known) {
     return 0;
   }
