@@ -47,6 +47,9 @@ std::string format_result_line(const child_result& result) {
       line += std::to_string((*result.steals).*member);
     }
   }
+  if (result.work) {
+    line += " work=" + std::to_string(*result.work);
+  }
   return line + "\n";
 }
 
@@ -57,27 +60,32 @@ std::optional<child_result> parse_result_line(std::string_view child_output) {
   }
   std::string_view rest = child_output.substr(start + result_prefix.size());
   rest = rest.substr(0, rest.find('\n'));
-  child_result result{0, std::nullopt};
+  child_result result{0, std::nullopt, std::nullopt};
   const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), result.seconds);
   if (error != std::errc{} || end == rest.data()) {
     return std::nullopt;
   }
   rest = rest.substr(static_cast<std::size_t>(end - rest.data()));
-  if (rest.empty()) {
-    return result;
+  if (!rest.starts_with(" work=") && !rest.empty()) {
+    steal_counts counts;
+    for (const auto& [name, member] : counter_fields) {
+      const auto value = take_field(rest, name);
+      if (!value) {
+        return std::nullopt;
+      }
+      counts.*member = *value;
+    }
+    result.steals = counts;
   }
-  steal_counts counts;
-  for (const auto& [name, member] : counter_fields) {
-    const auto value = take_field(rest, name);
-    if (!value) {
+  if (!rest.empty()) {
+    result.work = take_field(rest, "work");
+    if (!result.work) {
       return std::nullopt;
     }
-    counts.*member = *value;
   }
   if (!rest.empty()) {
     return std::nullopt;
   }
-  result.steals = counts;
   return result;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -11,8 +12,9 @@ namespace fjb {
 // How fj-bench talks to the copy of itself that runs one measurement:
 //   fj-bench --run-one <workload> <implementation> <workers> <scale> <size N>
 // The child prints one result line on stdout and exits with one of the statuses below. The line is
-//   fjb-result seconds=<s>[ steals=<n> steal_attempts=<n> heavy_fences=<n> steals_contended=<n>]
-// with the steal counters when a forkjoin pool ran (steal_counts.hpp).
+//   fjb-result seconds=<s>[ steals=<n> steal_attempts=<n> heavy_fences=<n> steals_contended=<n>][ work=<n>]
+// with the steal counters when a forkjoin pool ran (steal_counts.hpp), and the work when the workload counts
+// it (work_counts.hpp).
 inline constexpr std::string_view run_one_flag = "--run-one";
 inline constexpr std::string_view result_prefix = "fjb-result seconds=";
 
@@ -23,6 +25,7 @@ inline constexpr int exit_failed = 4;
 struct child_result {
   double seconds;
   std::optional<steal_counts> steals;
+  std::optional<std::uint64_t> work;
 };
 
 [[nodiscard]] std::string format_result_line(const child_result& result);

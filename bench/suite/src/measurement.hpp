@@ -18,6 +18,7 @@ struct measurement {
   double seconds;
   long max_rss_kib;
   std::optional<steal_counts> steals;  // forkjoin implementations only
+  std::optional<std::uint64_t> work;   // workloads that count their work (work_counts.hpp) only
 };
 
 }  // namespace fjb

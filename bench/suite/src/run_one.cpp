@@ -12,6 +12,7 @@
 #include "registry.hpp"
 #include "steal_counts.hpp"
 #include "verify.hpp"
+#include "work_counts.hpp"
 
 namespace fjb {
 namespace {
@@ -56,7 +57,8 @@ int run_one(std::span<char* const> arguments) {
   try {
     const auto [run, request] = parse_request(arguments);
     const run_result result = run(request);
-    std::fputs(format_result_line({result.seconds, recorded_steal_counts()}).c_str(), stdout);
+    std::fputs(format_result_line({result.seconds, recorded_steal_counts(), recorded_work()}).c_str(),
+               stdout);
     return exit_measured;
   } catch (const wrong_answer& error) {
     std::fprintf(stderr, "\n*** WRONG ANSWER *** %s %s P=%s: %s\n", arguments[0], arguments[1], arguments[2],

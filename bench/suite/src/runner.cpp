@@ -42,7 +42,8 @@ measurement measure(const cell& measured, const plan& chosen, unsigned repetitio
           n,
           result->seconds,
           outcome.max_rss_kib,
-          result->steals};
+          result->steals,
+          result->work};
 }
 
 }  // namespace

@@ -58,9 +58,13 @@ std::optional<steal_summary> summarise_steals(const std::vector<const measuremen
 cell_summary summarise_cell(const std::vector<const measurement*>& matching, const cell& wanted) {
   std::vector<double> seconds;
   std::vector<double> rss_mib;
+  std::vector<double> work;
   for (const measurement* run : matching) {
     seconds.push_back(run->seconds);
     rss_mib.push_back(static_cast<double>(run->max_rss_kib) / 1024.0);
+    if (run->work) {
+      work.push_back(static_cast<double>(*run->work));
+    }
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   return {std::string(wanted.implementation->name),
@@ -70,7 +74,9 @@ cell_summary summarise_cell(const std::vector<const measurement*>& matching, con
           nan,
           nan,
           nan,
-          summarise_steals(matching)};
+          summarise_steals(matching),
+          work.size() == matching.size() ? spread_of(work).median : nan,
+          nan};
 }
 
 void derive_ratios(workload_summary& summary) {
@@ -78,6 +84,7 @@ void derive_ratios(workload_summary& summary) {
     cell.relative = cell.seconds.median / summary.serial_seconds;
     cell.speedup = summary.serial_seconds / cell.seconds.median;
     cell.efficiency = cell.speedup / cell.workers;
+    cell.work_relative = cell.work / summary.serial_work;
   }
 }
 
@@ -117,6 +124,7 @@ std::vector<workload_summary> summarise(const plan& chosen, const std::vector<me
                              std::string(bench->info.size.meaning),
                              size_given(chosen, *bench),
                              std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::quiet_NaN(),
                              {},
                              {}};
     for (const cell& wanted : cells_of(*bench, chosen)) {
@@ -130,6 +138,7 @@ std::vector<workload_summary> summarise(const plan& chosen, const std::vector<me
     }
     if (const auto* serial = find_cell(summary, "serial", 1)) {
       summary.serial_seconds = serial->seconds.median;
+      summary.serial_work = serial->work;
     }
     derive_ratios(summary);
     fit_memory(summary, chosen);

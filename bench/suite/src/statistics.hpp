@@ -41,6 +41,8 @@ struct cell_summary {
   double speedup;                       // Ts / Tp, Eq. 15
   double efficiency;                    // speedup / P, Eq. 16
   std::optional<steal_summary> steals;  // forkjoin implementations only
+  double work;           // the workload's own work count (work_counts.hpp), median; NaN if none
+  double work_relative;  // work / the serial implementation's work; NaN if either is missing
 };
 
 struct workload_summary {
@@ -50,6 +52,7 @@ struct workload_summary {
   std::string size_meaning;  // what N is (workload_info::size)
   bool size_given;           // N came from --size, not from the scale
   double serial_seconds;     // Ts: median of the serial projection
+  double serial_work;        // the serial implementation's median work count; NaN if it counts none
   std::vector<cell_summary> cells;
   std::vector<memory_fit> memory_fits;  // Eq. 17, per implementation with enough worker counts
 };

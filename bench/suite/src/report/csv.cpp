@@ -10,9 +10,10 @@ void write_csv(const std::filesystem::path& file, const report& data) {
   if (!out) {
     throw std::runtime_error("cannot write " + file.string());
   }
-  // The steal counters are empty for implementations that are not forkjoin.
+  // The steal counters are empty for implementations that are not forkjoin, work for workloads that do not
+  // count it (work_counts.hpp).
   out << "workload,implementation,workers,scale,size,repetition,seconds,max_rss_kib,steals,steal_attempts,"
-         "heavy_fences,steals_contended\n";
+         "heavy_fences,steals_contended,work\n";
   out.precision(9);
   for (const auto& run : data.runs) {
     out << run.workload << ',' << run.implementation << ',' << run.workers << ',' << name_of(data.chosen.size)
@@ -20,10 +21,15 @@ void write_csv(const std::filesystem::path& file, const report& data) {
         << ',' << run.max_rss_kib;
     if (run.steals) {
       out << ',' << run.steals->steals << ',' << run.steals->steal_attempts << ',' << run.steals->heavy_fences
-          << ',' << run.steals->steals_contended << '\n';
+          << ',' << run.steals->steals_contended;
     } else {
-      out << ",,,,\n";
+      out << ",,,,";
     }
+    out << ',';
+    if (run.work) {
+      out << *run.work;
+    }
+    out << '\n';
   }
 }
 

@@ -97,7 +97,8 @@ void write_runs(std::ofstream& out, const report& data) {
         << ", \"implementation\": " << quoted(run.implementation) << ", \"workers\": " << run.workers
         << ", \"size\": " << run.size << ", \"repetition\": " << run.repetition
         << ", \"seconds\": " << number(run.seconds) << ", \"max_rss_kib\": " << run.max_rss_kib
-        << ", \"steal_stats\": " << steal_object(run.steals) << "}"
+        << ", \"steal_stats\": " << steal_object(run.steals)
+        << ", \"work\": " << (run.work ? std::to_string(*run.work) : std::string("null")) << "}"
         << (i + 1 == data.runs.size() ? "\n" : ",\n");
   }
   out << "  ],\n";
@@ -116,7 +117,8 @@ void write_summary(std::ofstream& out, const workload_summary& summary, bool las
         << ", \"max_rss_mib\": " << number(cell.max_rss_mib)
         << ", \"relative_to_serial\": " << number(cell.relative) << ", \"speedup\": " << number(cell.speedup)
         << ", \"efficiency\": " << number(cell.efficiency)
-        << ", \"steal_stats\": " << steal_summary_object(cell.steals) << "}"
+        << ", \"steal_stats\": " << steal_summary_object(cell.steals) << ", \"work\": " << number(cell.work)
+        << ", \"work_relative_to_serial\": " << number(cell.work_relative) << "}"
         << (i + 1 == summary.cells.size() ? "\n" : ",\n");
   }
   out << "     ],\n     \"memory_fits\": [";

@@ -93,6 +93,23 @@ void write_steals(std::ofstream& out, const workload_summary& summary) {
   }
 }
 
+// The workload's own count of its work (work_counts.hpp), e.g. SSSP's relaxations: more than serial's is
+// wasted work.
+void write_work(std::ofstream& out, const workload_summary& summary) {
+  if (std::none_of(summary.cells.begin(), summary.cells.end(),
+                   [](const cell_summary& cell) { return std::isfinite(cell.work); })) {
+    return;
+  }
+  out << "\nWork counted by the workload (median over the repetitions), and relative to the serial "
+         "implementation's:\n\n";
+  out << "| impl | P | work | work / serial's |\n";
+  out << "|---|---|---|---|\n";
+  for (const auto& cell : summary.cells) {
+    out << "| " << cell.implementation << " | " << cell.workers << " | " << count(cell.work) << " | "
+        << format_number(cell.work_relative, "%.3f") << " |\n";
+  }
+}
+
 void write_workload(std::ofstream& out, const workload_summary& summary,
                     const std::vector<std::filesystem::path>& plots) {
   out << "### " << summary.workload << " (" << summary.parameters << ")\n\n";
@@ -110,6 +127,7 @@ void write_workload(std::ofstream& out, const workload_summary& summary,
         << " |\n";
   }
   write_steals(out, summary);
+  write_work(out, summary);
   for (const auto& fit : summary.memory_fits) {
     out << "\nEq. 17 fit, " << fit.implementation << ": MRSS = " << format_number(fit.a_mib, "%.1f") << " + "
         << format_number(fit.b, "%.3g") << " M1 P^" << format_number(fit.n, "%.2f") << " MiB (rms residual "
