@@ -189,10 +189,10 @@ void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
   if (n < sort_serial_cutoff || pool.core().size() == 1) {
-    serial_merge_sort(buffer.data(), first, n, true, comp);
+    serial_stable_sort(first, buffer, n, comp);
     return;
   }
-  fj::sync_wait(pool, stable_sort_task<It, Comp>, &stop, &comp, first, buffer.data(), n);
+  fj::sync_wait(pool, stable_sort_task<It, Comp>, &stop, &comp, first, &buffer, n);
 }
 
 template <class It, class Comp>
@@ -205,7 +205,7 @@ task<void> stable_sort_in_task(It first, It last, Comp comp) {
   }
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
-  co_await fj::call(stable_sort_task<It, Comp>, &stop, &comp, first, buffer.data(), n);
+  co_await fj::call(stable_sort_task<It, Comp>, &stop, &comp, first, &buffer, n);
   co_await fj::join;
 }
 

@@ -18,6 +18,9 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -318,6 +321,47 @@ TEST(Algorithm, SortAndStableSortMatchStdOnRandomSortedAndEqualInputs) {
         fj::stable_sort(pool, pairs, by_key);
         EXPECT_EQ(pairs, stable_expected) << "n=" << n;
       }
+    }
+  });
+}
+
+// The stable sort's buffer is scratch for default-constructible elements (the sort starts from the range) and
+// holds the moved-out input for the others (the sort starts from the buffer): both, serial and parallel.
+struct no_default {
+  explicit no_default(std::int64_t k, std::size_t p) : key(k), position(p) {}
+  std::int64_t key;
+  std::size_t position;
+  bool operator==(const no_default&) const = default;
+};
+
+TEST(Algorithm, StableSortKeepsOrderWithAndWithoutADefaultConstructor) {
+  static_assert(!std::is_default_constructible_v<no_default>);
+  on_every_pool([](auto& pool) {
+    for (std::size_t n : {std::size_t{17}, std::size_t{1009}, large()}) {
+      auto const keys = random_values(n, 40);
+      std::vector<no_default> a;
+      std::vector<std::string> s;
+      a.reserve(n);
+      s.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        a.emplace_back(keys[i], i);
+        s.push_back(std::to_string(keys[i]) + ":" + std::to_string(i));
+      }
+      auto expected = a;
+      std::sort(expected.begin(), expected.end(), [](const no_default& x, const no_default& y) {
+        return std::tie(x.key, x.position) < std::tie(y.key, y.position);
+      });
+      fj::stable_sort(pool, a, [](const no_default& x, const no_default& y) { return x.key < y.key; });
+      EXPECT_EQ(a, expected) << "n=" << n;
+      // Strings compared by their key only: equal keys must keep their positions' order.
+      auto key_of = [](const std::string& x) { return std::stoll(x.substr(0, x.find(':'))); };
+      std::vector<std::string> expected_s;
+      expected_s.reserve(n);
+      for (auto const& e : expected)
+        expected_s.push_back(std::to_string(e.key) + ":" + std::to_string(e.position));
+      fj::stable_sort(pool, s,
+                      [&](const std::string& x, const std::string& y) { return key_of(x) < key_of(y); });
+      EXPECT_EQ(s, expected_s) << "n=" << n;
     }
   });
 }

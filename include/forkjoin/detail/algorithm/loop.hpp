@@ -30,13 +30,16 @@ namespace fj::detail::algo {
 // Calling an algorithm with a pool from one of that pool's own workers would wait for itself: the same named
 // error as fj::sync_wait's, before any work starts (also for inputs small enough to stay serial, so that the
 // mistake does not depend on the input's size). Inside a task, use the fj::co:: forms.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_own_worker() {
+  throw deadlock_error(
+      "fj: a parallel algorithm was given the pool of the worker that calls it (this would deadlock); "
+      "inside a task use co_await fj::call(fj::co::<algorithm>, ...)");
+}
+// The throw is out of line so that the test itself inlines into every call (it is on the small path).
 template <scheduler Pool>
 void check_not_own_worker(Pool& pool) {
-  if (runs_on(pool)) {
-    throw deadlock_error(
-        "fj: a parallel algorithm was given the pool of the worker that calls it (this would deadlock); "
-        "inside a task use co_await fj::call(fj::co::<algorithm>, ...)");
-  }
+  if (runs_on(pool)) [[unlikely]]
+    throw_own_worker();
 }
 
 // The timed prefix's budget for a call from ordinary code.
