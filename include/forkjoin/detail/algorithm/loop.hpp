@@ -107,6 +107,11 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
   }
   gate_result const g = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
   ctx.block = g.block;
+  if (n - g.done <= g.block) {
+    // What is left would be a single block on the pool, run after a wake-up: cheaper here.
+    ctx.run(g.done, n);
+    return {n, false};
+  }
   return {g.done, false};
 }
 
@@ -221,6 +226,10 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
       timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); });
   ctx.block = g.block;
   s.done = g.done;
+  if (n - g.done <= g.block) {
+    ctx.fold(s.prefix, g.done, n);  // a single block left: as in start_loop
+    s.done = n;
+  }
   return s;
 }
 

@@ -3,6 +3,10 @@
 // chunks, pass 1 folds every chunk but the last (in parallel), a serial pass turns those sums into the value
 // carried into each chunk, and pass 2 scans every chunk from its carry (in parallel). The chunks depend only
 // on the range's length and the partition, never on the worker count.
+//
+// Reading twice is only for the part that goes parallel: what runs on the caller (all of an input below the
+// serial cutoff or within the grain, the timed prefix, and a remainder of a single chunk) is scanned in one
+// pass, as std::inclusive_scan does.
 
 #include <cstddef>
 #include <functional>
@@ -147,11 +151,13 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
   if (p.how() != partition::kind::automatic) {
     if (n > p.size()) return 0;
   } else if (n >= serial_cutoff && budget_ns != unlimited_ns) {
-    return timed_prefix(n, budget_ns,
-                        [&](std::size_t lo, std::size_t hi) {
-                          scan_block(first, d_first, lo, hi, carry, op, inclusive);
-                        })
-        .done;
+    std::size_t const done = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) {
+                               scan_block(first, d_first, lo, hi, carry, op, inclusive);
+                             }).done;
+    if (n - done > scan_min_chunk) return done;
+    // The rest would be a single chunk, scanned on the pool after a wake-up: cheaper here, in one pass.
+    scan_block(first, d_first, done, n, carry, op, inclusive);
+    return n;
   }
   scan_block(first, d_first, 0, n, carry, op, inclusive);
   return n;
