@@ -58,15 +58,6 @@ auto bounds(R&& r) {  // NOLINT(cppcoreguidelines-missing-std-forward): only its
 
 struct in_task {};
 
-template <class Pool, class Ctx>
-auto run_loop(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
-  if constexpr (std::same_as<Pool, in_task>) {
-    return loop_in_task(&ctx, n, p);
-  } else {
-    loop_on(pool, ctx, n, p);
-  }
-}
-
 template <scheduler Pool, class It, class T, class R, class U>
 T transform_reduce_on(Pool& pool, It first, It last, T init, R& reduce, U& transform, partition p) {
   transform_reduce_ctx<It, T, R, U> ctx{{}, first, &reduce, &transform};
@@ -78,9 +69,14 @@ T transform_reduce_on(Pool& pool, It first, It last, T init, R& reduce, U& trans
 template <class It, class T, class R, class U>
 task<T> transform_reduce_in_task(It first, It last, T init, R reduce, U transform, partition p) {
   transform_reduce_ctx<It, T, R, U> ctx{{}, first, &reduce, &transform};
+  std::size_t const n = length(first, last);
   std::optional<T> total;
-  co_await fj::call(&total, fold_in_task<decltype(ctx)>, &ctx, length(first, last), p);
-  co_await fj::join;
+  if (runs_serially(n, p)) {  // no child task for a small input
+    if (n != 0) ctx.fold(total, 0, n);
+  } else {
+    co_await fj::call(&total, fold_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
+  }
   if (!total) co_return init;
   co_return std::invoke(reduce, std::move(init), std::move(*total));
 }
@@ -98,8 +94,12 @@ template <class It, class Pred>
 task<std::size_t> find_in_task(It first, It last, Pred pred, bool any, partition p) {
   std::size_t const n = length(first, last);
   find_ctx<It, Pred> ctx(first, &pred, any, n);
-  co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, p);
-  co_await fj::join;
+  if (runs_serially(n, p)) {  // no child task for a small input
+    ctx.run(0, n);
+  } else {
+    co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
+  }
   co_return ctx.found.load(std::memory_order_relaxed);  // relaxed: the call's join ordered the stores
 }
 
@@ -547,8 +547,13 @@ struct for_each_fn {
   template <std::random_access_iterator It, class F>
   task<void> operator()(It first, It last, F f, partition p = {}) const {
     detail::algo::for_each_ctx<It, F> ctx{{}, first, &f};
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, detail::algo::length(first, last), p);
-    co_await fj::join;
+    std::size_t const n = detail::algo::length(first, last);
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
   }
 };
 
@@ -558,8 +563,12 @@ struct for_each_index_fn {
     using K = std::common_type_t<I, J>;
     detail::algo::for_each_index_ctx<K, F> ctx{{}, static_cast<K>(first), &f};
     std::size_t const n = detail::algo::index_count<K>(static_cast<K>(first), static_cast<K>(last));
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
   }
 };
 
@@ -569,8 +578,12 @@ struct transform_fn {
   task<Out> operator()(It first, It last, Out d_first, F f, partition p = {}) const {
     detail::algo::transform_ctx<It, Out, F> ctx{{}, first, d_first, &f};
     std::size_t const n = detail::algo::length(first, last);
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
     co_return detail::algo::at(d_first, n);
   }
   template <std::random_access_iterator It1, std::random_access_iterator It2, std::random_access_iterator Out,
@@ -578,8 +591,12 @@ struct transform_fn {
   task<Out> operator()(It1 first1, It1 last1, It2 first2, Out d_first, F f, partition p = {}) const {
     detail::algo::transform2_ctx<It1, It2, Out, F> ctx{{}, first1, first2, d_first, &f};
     std::size_t const n = detail::algo::length(first1, last1);
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
     co_return detail::algo::at(d_first, n);
   }
 };

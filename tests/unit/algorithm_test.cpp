@@ -601,6 +601,36 @@ TEST(Algorithm, TaskFormsRethrowAtTheirCallAndUseNoPartialResult) {
   });
 }
 
+// Small inputs take the serial gate before any child task: their exceptions still reach the co_await, and a
+// following call still runs.
+TEST(Algorithm, TaskFormsOnSmallInputsRethrowWithoutAChildTask) {
+  auto& pool = all_pools().four;
+  std::vector<std::int64_t> v(10, 1);
+  auto body = [&]() -> fj::task<int> {
+    int caught = 0;
+    try {
+      co_await fj::call(fj::co::for_each, v.begin(), v.end(), [](std::int64_t x) {
+        if (x == 1) throw element_error(0);
+      });
+      co_await fj::join;
+    } catch (const element_error&) {
+      ++caught;
+    }
+    try {
+      std::int64_t sum = 0;
+      co_await fj::call(&sum, fj::co::reduce, v.begin(), v.end(), std::int64_t{0},
+                        [](std::int64_t, std::int64_t) -> std::int64_t { throw element_error(0); });
+      co_await fj::join;
+    } catch (const element_error&) {
+      ++caught;
+    }
+    bool any = false;
+    co_await fj::call(&any, fj::co::any_of, v.begin(), v.end(), [](std::int64_t x) { return x == 1; });
+    co_return any ? caught : -1;
+  };
+  EXPECT_EQ(fj::sync_wait(pool, body), 2);
+}
+
 TEST(Algorithm, ThePoolFormOnItsOwnWorkerIsADeadlockError) {
   auto& pool = all_pools().two;
   std::vector<int> v(10, 1);

@@ -119,6 +119,10 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 template <scheduler Pool, class Ctx>
 void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
+  if (runs_serially(n, p)) {
+    ctx.run(0, n);
+    return;
+  }
   loop_start const s = start_loop(ctx, n, p, entry_budget(pool));
   if (s.done == n || ctx.stop.stopped()) return;  // stopped: a search already found its answer
   if (s.fixed) {
@@ -237,6 +241,11 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
 template <scheduler Pool, class Ctx>
 std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
+  if (runs_serially(n, p)) {
+    std::optional<typename Ctx::value_type> acc;
+    if (n != 0) ctx.fold(acc, 0, n);
+    return acc;
+  }
   auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
   auto rest = s.fixed ? fj::sync_wait(pool, fixed_fold<Ctx>, &ctx, s.done, n)

@@ -90,6 +90,12 @@ template <std::random_access_iterator It>
   return first + static_cast<std::iter_difference_t<It>>(i);
 }
 
+// The serial gate, tested before anything else (the pool's size, the clock, a task): an automatic partition
+// runs an input below serial_cutoff on the caller, an explicit grain an input of at most one grain.
+[[nodiscard]] constexpr bool runs_serially(std::size_t n, partition p) noexcept {
+  return p.how() == partition::kind::automatic ? n < serial_cutoff : n <= p.size();
+}
+
 // Set by the first piece that throws (or, for a search, finds what it looks for); every piece tests it before
 // its next block, so that the rest of the work stops early.
 class stop_flag {
