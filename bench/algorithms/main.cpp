@@ -300,7 +300,9 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
 std::string format_time(double s) {
   char buf[64];
   if (s < 0) return "—";
-  if (s < 1e-3) {
+  if (s < 1e-5) {
+    std::snprintf(buf, sizeof buf, "%.2f µs", s * 1e6);  // 10^3 elements take tenths of a microsecond
+  } else if (s < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.1f µs", s * 1e6);
   } else {
     std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
