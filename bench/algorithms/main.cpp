@@ -50,7 +50,7 @@ std::vector<std::string> split(const std::string& s) {
       "usage: fj-algorithms [--sizes 1000,100000,10000000] [--big] [--reps 5] [--workers 1,2]\n"
       "                     [--algorithms for_each,transform,reduce,transform_reduce,inclusive_scan,\n"
       "                      exclusive_scan,count_if,find,sort,stable_sort] [--out results/algorithms]\n"
-      "  --big   also 10^8 elements for sort, reduce and the scans (about 2 GB of memory, minutes)\n");
+      "  --big   also 10^8 elements for sort, reduce and the scans (about 5 GB of memory, minutes)\n");
   std::exit(code);
 }
 
@@ -151,27 +151,36 @@ struct data {
   std::vector<value> in;
   std::vector<value> work;
   std::vector<value> out;
-  std::vector<value> expected;
   std::vector<key> keys;
   std::vector<key> sorted_keys;
   std::vector<key> key_work;
 };
 
-std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o) {
+bool is_big_case(const std::string& algorithm) {
+  return algorithm == "sort" || algorithm == "reduce" || algorithm == "inclusive_scan" ||
+         algorithm == "exclusive_scan";
+}
+
+// The cases at size n; `big` (10^8 elements) keeps only sort, reduce and the scans, and allocates only what
+// they need (about 5 GB for all of them).
+std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, bool big) {
   auto want = [&](const std::string& name) {
+    if (big && !is_big_case(name)) return false;
     return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
   };
+  bool const sorts = want("sort") || want("stable_sort");
   std::mt19937_64 rng(0x5eed + n);
   d.in.resize(n);
   for (auto& x : d.in) x = rng() % 2001;
   d.work = d.in;
   d.out.assign(n, 0);
-  d.expected.assign(n, 0);
-  d.keys.resize(n);
-  for (auto& k : d.keys) k = static_cast<key>(rng());
-  d.sorted_keys = d.keys;
-  std::sort(d.sorted_keys.begin(), d.sorted_keys.end());
-  d.key_work = d.keys;
+  if (sorts) {
+    d.keys.resize(n);
+    for (auto& k : d.keys) k = static_cast<key>(rng());
+    d.sorted_keys = d.keys;
+    std::sort(d.sorted_keys.begin(), d.sorted_keys.end());
+    d.key_work = d.keys;
+  }
 
   std::vector<bench_case> cases;
   double const v = sizeof(value);
@@ -288,20 +297,56 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o) {
   return cases;
 }
 
-bool is_big_case(const std::string& algorithm) {
-  return algorithm == "sort" || algorithm == "reduce" || algorithm == "inclusive_scan" ||
-         algorithm == "exclusive_scan";
-}
-
 std::string format_time(double s) {
   char buf[64];
   if (s < 0) return "—";
-  if (s < 1e-3) {
+  if (s < 1e-5) {
+    std::snprintf(buf, sizeof buf, "%.2f µs", s * 1e6);  // 10^3 elements take tenths of a microsecond
+  } else if (s < 1e-3) {
     std::snprintf(buf, sizeof buf, "%.1f µs", s * 1e6);
   } else {
     std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
   }
   return buf;
+}
+
+// The 1-minute load average, to label timings taken on a busy machine; negative if unknown.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double l = -1;
+  in >> l;
+  return l;
+}
+
+// The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
+// best parallel peer's and their ratio, forkjoin's over serial std::'s (the small-input target: at most 1.2
+// at 10^3 elements), and for memory-bound cases forkjoin's GB/s and its share of the copy bandwidth.
+void print_summary(const std::vector<row>& rows, std::size_t impls) {
+  std::printf(
+      "\nsummary: fj/best = forkjoin's median over the best parallel peer's (below 1: forkjoin faster); "
+      "fj/serial = over serial std::'s\n");
+  std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %9s  %s\n", "algorithm", "input", "n", "P",
+              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "GB/s (of copy)");
+  for (std::size_t i = 0; i + impls <= rows.size(); i += impls) {
+    row const& serial = rows[i];
+    row const& fj = rows[i + 1];
+    std::size_t best = 0;
+    for (std::size_t k = 2; k < impls; ++k) {
+      if (rows[i + k].seconds > 0 && (best == 0 || rows[i + k].seconds < rows[i + best].seconds)) best = k;
+    }
+    char ratio[32] = "—";
+    if (best != 0 && fj.seconds > 0)
+      std::snprintf(ratio, sizeof ratio, "%.2f", fj.seconds / rows[i + best].seconds);
+    char of_serial[32] = "—";
+    if (serial.seconds > 0 && fj.seconds > 0)
+      std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / serial.seconds);
+    char gbps[48] = "";
+    if (fj.gbps > 0) std::snprintf(gbps, sizeof gbps, "%.2f (%.0f %%)", fj.gbps, 100 * fj.of_copy);
+    std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s  %s\n", fj.algorithm.c_str(), fj.input.c_str(),
+                fj.n, fj.workers, format_time(fj.seconds).c_str(),
+                best != 0 ? format_time(rows[i + best].seconds).c_str() : "—",
+                best != 0 ? rows[i + best].impl.c_str() : "—", ratio, of_serial, gbps);
+  }
 }
 
 }  // namespace
@@ -323,6 +368,7 @@ int main(int argc, char** argv) {
   impls.push_back(fja::std_par_kernels());
 #endif
 
+  double const load_before = load_average();
   std::vector<double> bandwidth;
   for (int w : o.workers) {
     bandwidth.push_back(copy_bandwidth(w, o.reps));
@@ -336,9 +382,8 @@ int main(int argc, char** argv) {
   for (std::size_t n : sizes) {
     bool const big = o.big && n == 100'000'000;
     data d;
-    auto cases = make_cases(d, n, o);
+    auto cases = make_cases(d, n, o, big);
     for (auto& c : cases) {
-      if (big && !is_big_case(c.algorithm)) continue;
       for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
         int const w = o.workers[wi];
         // Calls per sample: enough that a sample of a small input lasts long enough to time.
@@ -389,6 +434,13 @@ int main(int argc, char** argv) {
     }
   }
 
+  print_summary(rows, impls.size());
+  double const load_after = load_average();
+  std::printf(
+      "load average (1 min): %.2f at the start, %.2f at the end (2 cores: above about 0.5, timings are "
+      "disturbed)\n",
+      load_before, load_after);
+
   std::filesystem::create_directories(o.out);
   {
     std::ofstream csv(o.out + "/algorithms.csv");
@@ -411,7 +463,11 @@ int main(int argc, char** argv) {
       std::snprintf(buf, sizeof buf, " %d thread(s) %.2f GB/s;", o.workers[wi], bandwidth[wi] / 1e9);
       md << buf;
     }
-    md << " `fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).\n\n";
+    md << " `fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
+    char load[128];
+    std::snprintf(load, sizeof load, " Load average (1 min) %.2f at the start, %.2f at the end.\n\n",
+                  load_before, load_after);
+    md << load;
     md << "| algorithm | input | n | P |";
     for (auto const& k : impls) md << ' ' << k.name << " |";
     md << " forkjoin GB/s (of copy) | fj/best |\n|---|---|---|---|";

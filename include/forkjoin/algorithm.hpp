@@ -58,15 +58,6 @@ auto bounds(R&& r) {  // NOLINT(cppcoreguidelines-missing-std-forward): only its
 
 struct in_task {};
 
-template <class Pool, class Ctx>
-auto run_loop(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
-  if constexpr (std::same_as<Pool, in_task>) {
-    return loop_in_task(&ctx, n, p);
-  } else {
-    loop_on(pool, ctx, n, p);
-  }
-}
-
 template <scheduler Pool, class It, class T, class R, class U>
 T transform_reduce_on(Pool& pool, It first, It last, T init, R& reduce, U& transform, partition p) {
   transform_reduce_ctx<It, T, R, U> ctx{{}, first, &reduce, &transform};
@@ -78,9 +69,14 @@ T transform_reduce_on(Pool& pool, It first, It last, T init, R& reduce, U& trans
 template <class It, class T, class R, class U>
 task<T> transform_reduce_in_task(It first, It last, T init, R reduce, U transform, partition p) {
   transform_reduce_ctx<It, T, R, U> ctx{{}, first, &reduce, &transform};
+  std::size_t const n = length(first, last);
   std::optional<T> total;
-  co_await fj::call(&total, fold_in_task<decltype(ctx)>, &ctx, length(first, last), p);
-  co_await fj::join;
+  if (runs_serially(n, p)) {  // no child task for a small input
+    if (n != 0) ctx.fold(total, 0, n);
+  } else {
+    co_await fj::call(&total, fold_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
+  }
   if (!total) co_return init;
   co_return std::invoke(reduce, std::move(init), std::move(*total));
 }
@@ -98,8 +94,12 @@ template <class It, class Pred>
 task<std::size_t> find_in_task(It first, It last, Pred pred, bool any, partition p) {
   std::size_t const n = length(first, last);
   find_ctx<It, Pred> ctx(first, &pred, any, n);
-  co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, p);
-  co_await fj::join;
+  if (runs_serially(n, p)) {  // no child task for a small input
+    ctx.run(0, n);
+  } else {
+    co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, p);
+    co_await fj::join;
+  }
   co_return ctx.found.load(std::memory_order_relaxed);  // relaxed: the call's join ordered the stores
 }
 
@@ -128,6 +128,10 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
             partition p) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
+  if (runs_serially(n, p)) {
+    scan_block(first, d_first, 0, n, carry, op, inclusive);
+    return at(d_first, n);
+  }
   std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool));
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
@@ -189,10 +193,10 @@ void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
   if (n < sort_serial_cutoff || pool.core().size() == 1) {
-    serial_merge_sort(buffer.data(), first, n, true, comp);
+    serial_stable_sort(first, buffer, n, comp);
     return;
   }
-  fj::sync_wait(pool, stable_sort_task<It, Comp>, &stop, &comp, first, buffer.data(), n);
+  fj::sync_wait(pool, stable_sort_task<It, Comp>, &stop, &comp, first, &buffer, n);
 }
 
 template <class It, class Comp>
@@ -205,7 +209,7 @@ task<void> stable_sort_in_task(It first, It last, Comp comp) {
   }
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
-  co_await fj::call(stable_sort_task<It, Comp>, &stop, &comp, first, buffer.data(), n);
+  co_await fj::call(stable_sort_task<It, Comp>, &stop, &comp, first, &buffer, n);
   co_await fj::join;
 }
 
@@ -547,8 +551,13 @@ struct for_each_fn {
   template <std::random_access_iterator It, class F>
   task<void> operator()(It first, It last, F f, partition p = {}) const {
     detail::algo::for_each_ctx<It, F> ctx{{}, first, &f};
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, detail::algo::length(first, last), p);
-    co_await fj::join;
+    std::size_t const n = detail::algo::length(first, last);
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
   }
 };
 
@@ -558,8 +567,12 @@ struct for_each_index_fn {
     using K = std::common_type_t<I, J>;
     detail::algo::for_each_index_ctx<K, F> ctx{{}, static_cast<K>(first), &f};
     std::size_t const n = detail::algo::index_count<K>(static_cast<K>(first), static_cast<K>(last));
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
   }
 };
 
@@ -569,8 +582,12 @@ struct transform_fn {
   task<Out> operator()(It first, It last, Out d_first, F f, partition p = {}) const {
     detail::algo::transform_ctx<It, Out, F> ctx{{}, first, d_first, &f};
     std::size_t const n = detail::algo::length(first, last);
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
     co_return detail::algo::at(d_first, n);
   }
   template <std::random_access_iterator It1, std::random_access_iterator It2, std::random_access_iterator Out,
@@ -578,8 +595,12 @@ struct transform_fn {
   task<Out> operator()(It1 first1, It1 last1, It2 first2, Out d_first, F f, partition p = {}) const {
     detail::algo::transform2_ctx<It1, It2, Out, F> ctx{{}, first1, first2, d_first, &f};
     std::size_t const n = detail::algo::length(first1, last1);
-    co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
-    co_await fj::join;
+    if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
+      ctx.run(0, n);
+    } else {
+      co_await fj::call(detail::algo::loop_in_task<decltype(ctx)>, &ctx, n, p);
+      co_await fj::join;
+    }
     co_return detail::algo::at(d_first, n);
   }
 };

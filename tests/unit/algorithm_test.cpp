@@ -18,6 +18,9 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -322,6 +325,49 @@ TEST(Algorithm, SortAndStableSortMatchStdOnRandomSortedAndEqualInputs) {
   });
 }
 
+// The stable sort's buffer is scratch for default-constructible elements (the sort starts from the range) and
+// holds the moved-out input for the others (the sort starts from the buffer): both, serial and parallel.
+struct no_default {
+  explicit no_default(std::int64_t k, std::size_t p) : key(k), position(p) {}
+  std::int64_t key;
+  std::size_t position;
+  bool operator==(const no_default&) const = default;
+};
+
+TEST(Algorithm, StableSortKeepsOrderWithAndWithoutADefaultConstructor) {
+  static_assert(!std::is_default_constructible_v<no_default>);
+  // "kk:position", keys of two digits: compared by their first two characters only, equal keys must keep
+  // their positions' order. 5003 elements: above the serial cutoff, so the parallel merge sort runs; 9001:
+  // its merges split too.
+  auto label = [](std::int64_t key, std::size_t position) {
+    return std::to_string(10 + key) + ":" + std::to_string(position);
+  };
+  auto by_key = [](const std::string& x, const std::string& y) { return x.compare(0, 2, y, 0, 2) < 0; };
+  on_every_pool([&](auto& pool) {
+    for (std::size_t n : {std::size_t{17}, std::size_t{1009}, std::size_t{5003}, std::size_t{9001}}) {
+      auto const keys = random_values(n, 40);
+      std::vector<no_default> a;
+      a.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) a.emplace_back(keys[i] + 40, i);
+      auto expected = a;
+      std::sort(expected.begin(), expected.end(), [](const no_default& x, const no_default& y) {
+        return std::tie(x.key, x.position) < std::tie(y.key, y.position);
+      });
+      fj::stable_sort(pool, a, [](const no_default& x, const no_default& y) { return x.key < y.key; });
+      EXPECT_EQ(a, expected) << "n=" << n;
+      if (n > 5003) continue;  // strings: the small and the parallel path are enough
+      std::vector<std::string> s;
+      std::vector<std::string> expected_s;
+      s.reserve(n);
+      expected_s.reserve(n);
+      for (std::size_t i = 0; i < n; ++i) s.push_back(label(keys[i] + 40, i));
+      for (auto const& e : expected) expected_s.push_back(label(e.key, e.position));
+      fj::stable_sort(pool, s, by_key);
+      EXPECT_EQ(s, expected_s) << "n=" << n;
+    }
+  });
+}
+
 TEST(Algorithm, MoveOnlyElementsSortAndVisit) {
   on_every_pool([](auto& pool) {
     for (std::size_t n : sizes()) {
@@ -555,6 +601,36 @@ TEST(Algorithm, TaskFormsRethrowAtTheirCallAndUseNoPartialResult) {
       EXPECT_EQ(fj::sync_wait(pool, body), 2);
     }
   });
+}
+
+// Small inputs take the serial gate before any child task: their exceptions still reach the co_await, and a
+// following call still runs.
+TEST(Algorithm, TaskFormsOnSmallInputsRethrowWithoutAChildTask) {
+  auto& pool = all_pools().four;
+  std::vector<std::int64_t> v(10, 1);
+  auto body = [&]() -> fj::task<int> {
+    int caught = 0;
+    try {
+      co_await fj::call(fj::co::for_each, v.begin(), v.end(), [](std::int64_t x) {
+        if (x == 1) throw element_error(0);
+      });
+      co_await fj::join;
+    } catch (const element_error&) {
+      ++caught;
+    }
+    try {
+      std::int64_t sum = 0;
+      co_await fj::call(&sum, fj::co::reduce, v.begin(), v.end(), std::int64_t{0},
+                        [](std::int64_t, std::int64_t) -> std::int64_t { throw element_error(0); });
+      co_await fj::join;
+    } catch (const element_error&) {
+      ++caught;
+    }
+    bool any = false;
+    co_await fj::call(&any, fj::co::any_of, v.begin(), v.end(), [](std::int64_t x) { return x == 1; });
+    co_return any ? caught : -1;
+  };
+  EXPECT_EQ(fj::sync_wait(pool, body), 2);
 }
 
 TEST(Algorithm, ThePoolFormOnItsOwnWorkerIsADeadlockError) {

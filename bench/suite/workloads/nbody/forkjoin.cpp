@@ -1,5 +1,6 @@
+#include <forkjoin/algorithm.hpp>
+
 #include "nbody.hpp"
-#include "teams/fj_parallel_for.hpp"
 #include "teams/fj_team.hpp"
 
 namespace fjb::nbody {
@@ -9,9 +10,11 @@ fj::task<void> simulate(galaxy* s, int steps) {
   const auto accelerate_body = [s](std::size_t i) { accelerate(*s, i); };
   const auto move_body = [s](std::size_t i) { move(*s, i); };
   for (int step = 0; step < steps; ++step) {
-    co_await fj::call(fj_for_each_index<decltype(accelerate_body)>, 0, s->size(), body_grain,
-                      &accelerate_body);
-    co_await fj::call(fj_for_each_index<decltype(move_body)>, 0, s->size(), body_grain, &move_body);
+    // A body's acceleration costs O(bodies): too few bodies for the automatic partition's serial cutoff, so
+    // the same grain as the other implementations (docs/algorithms.md "Grain").
+    co_await fj::call(fj::co::for_each_index, std::size_t{0}, s->size(), accelerate_body,
+                      fj::grain(body_grain));
+    co_await fj::call(fj::co::for_each_index, std::size_t{0}, s->size(), move_body, fj::grain(body_grain));
   }
 }
 

@@ -18,6 +18,9 @@
 
 namespace fj::detail::algo {
 
+// The loops of for_each and transform count elements instead of comparing iterators, so that clang unrolls
+// them for any random-access iterator type (scan.hpp, inclusive_run).
+
 // f(*it) for every element.
 template <class It, class F>
 struct for_each_ctx : piece_state {
@@ -26,7 +29,8 @@ struct for_each_ctx : piece_state {
 
   void run(std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
-      for (It it = at(first, lo), end = at(first, hi); it != end; ++it) std::invoke(*f, *it);
+      It it = at(first, lo);
+      for (std::size_t i = lo; i < hi; ++i, ++it) std::invoke(*f, *it);
     });
   }
 };
@@ -68,8 +72,9 @@ struct transform_ctx : piece_state {
 
   void run(std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
+      It it = at(first, lo);
       Out out = at(d_first, lo);
-      for (It it = at(first, lo), end = at(first, hi); it != end; ++it, ++out) *out = std::invoke(*f, *it);
+      for (std::size_t i = lo; i < hi; ++i, ++it, ++out) *out = std::invoke(*f, *it);
     });
   }
 };
@@ -83,9 +88,10 @@ struct transform2_ctx : piece_state {
 
   void run(std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
-      Out out = at(d_first, lo);
+      It1 it = at(first1, lo);
       It2 it2 = at(first2, lo);
-      for (It1 it = at(first1, lo), end = at(first1, hi); it != end; ++it, ++it2, ++out) {
+      Out out = at(d_first, lo);
+      for (std::size_t i = lo; i < hi; ++i, ++it, ++it2, ++out) {
         *out = std::invoke(*f, *it, *it2);
       }
     });
@@ -108,7 +114,8 @@ struct transform_reduce_ctx : piece_state {
         acc.emplace(std::invoke(*transform, *it));
         ++it;
       }
-      // A local accumulator, so that the compiler can keep it in registers (and vectorise the loop).
+      // A local accumulator, so that the compiler can keep it in registers (and vectorise the loop). An
+      // iterator-bounded loop here: clang vectorised it better than a counted one (callgrind, 10^3 elements).
       T a = std::move(*acc);
       for (; it != end; ++it) a = std::invoke(*reduce, std::move(a), std::invoke(*transform, *it));
       *acc = std::move(a);

@@ -30,13 +30,16 @@ namespace fj::detail::algo {
 // Calling an algorithm with a pool from one of that pool's own workers would wait for itself: the same named
 // error as fj::sync_wait's, before any work starts (also for inputs small enough to stay serial, so that the
 // mistake does not depend on the input's size). Inside a task, use the fj::co:: forms.
+[[noreturn, gnu::cold, gnu::noinline]] inline void throw_own_worker() {
+  throw deadlock_error(
+      "fj: a parallel algorithm was given the pool of the worker that calls it (this would deadlock); "
+      "inside a task use co_await fj::call(fj::co::<algorithm>, ...)");
+}
+// The throw is out of line so that the test itself inlines into every call (it is on the small path).
 template <scheduler Pool>
 void check_not_own_worker(Pool& pool) {
-  if (runs_on(pool)) {
-    throw deadlock_error(
-        "fj: a parallel algorithm was given the pool of the worker that calls it (this would deadlock); "
-        "inside a task use co_await fj::call(fj::co::<algorithm>, ...)");
-  }
+  if (runs_on(pool)) [[unlikely]]
+    throw_own_worker();
 }
 
 // The timed prefix's budget for a call from ordinary code.
@@ -104,6 +107,11 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
   }
   gate_result const g = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
   ctx.block = g.block;
+  if (n - g.done <= g.block) {
+    // What is left would be a single block on the pool, run after a wake-up: cheaper here.
+    ctx.run(g.done, n);
+    return {n, false};
+  }
   return {g.done, false};
 }
 
@@ -111,6 +119,10 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 template <scheduler Pool, class Ctx>
 void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
+  if (runs_serially(n, p)) {
+    ctx.run(0, n);
+    return;
+  }
   loop_start const s = start_loop(ctx, n, p, entry_budget(pool));
   if (s.done == n || ctx.stop.stopped()) return;  // stopped: a search already found its answer
   if (s.fixed) {
@@ -218,6 +230,10 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
       timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); });
   ctx.block = g.block;
   s.done = g.done;
+  if (n - g.done <= g.block) {
+    ctx.fold(s.prefix, g.done, n);  // a single block left: as in start_loop
+    s.done = n;
+  }
   return s;
 }
 
@@ -225,6 +241,11 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
 template <scheduler Pool, class Ctx>
 std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   check_not_own_worker(pool);
+  if (runs_serially(n, p)) {
+    std::optional<typename Ctx::value_type> acc;
+    if (n != 0) ctx.fold(acc, 0, n);
+    return acc;
+  }
   auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
   auto rest = s.fixed ? fj::sync_wait(pool, fixed_fold<Ctx>, &ctx, s.done, n)

@@ -90,6 +90,12 @@ template <std::random_access_iterator It>
   return first + static_cast<std::iter_difference_t<It>>(i);
 }
 
+// The serial gate, tested before anything else (the pool's size, the clock, a task): an automatic partition
+// runs an input below serial_cutoff on the caller, an explicit grain an input of at most one grain.
+[[nodiscard]] constexpr bool runs_serially(std::size_t n, partition p) noexcept {
+  return p.how() == partition::kind::automatic ? n < serial_cutoff : n <= p.size();
+}
+
 // Set by the first piece that throws (or, for a search, finds what it looks for); every piece tests it before
 // its next block, so that the rest of the work stops early.
 class stop_flag {
@@ -108,9 +114,14 @@ class stop_flag {
   std::atomic<bool> flag_{false};
 };
 
-// Lazy binary splitting: split the rest of a piece only when this worker's deque is empty, that is when a
-// thief has taken every continuation it could have stolen here. Elsewhere (a thread outside the pool) never.
-[[nodiscard]] inline bool should_split() noexcept { return tls_worker != nullptr && tls_owner.empty(); }
+// Lazy binary splitting: split the rest of a piece only when a thief would find nothing to take from this
+// worker: its continuation deque is empty, and so is its deque of plain spawns (a task may hold an
+// fj::scope open across the co_await that runs the algorithm; thieves try that deque too,
+// docs/protocols/spawn.md). Elsewhere (a thread outside the pool) never.
+[[nodiscard]] inline bool should_split() noexcept {
+  worker_context* const w = tls_worker;
+  return w != nullptr && tls_owner.empty() && w->spawned_owner.empty();
+}
 
 // What every context of a split algorithm holds: the stop flag, and the block size its engine uses.
 struct piece_state {

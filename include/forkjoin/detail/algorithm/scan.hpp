@@ -3,6 +3,10 @@
 // chunks, pass 1 folds every chunk but the last (in parallel), a serial pass turns those sums into the value
 // carried into each chunk, and pass 2 scans every chunk from its carry (in parallel). The chunks depend only
 // on the range's length and the partition, never on the worker count.
+//
+// Reading twice is only for the part that goes parallel: what runs on the caller (all of an input below the
+// serial cutoff or within the grain, the timed prefix, and a remainder of a single chunk) is scanned in one
+// pass, as std::inclusive_scan does.
 
 #include <cstddef>
 #include <functional>
@@ -21,47 +25,62 @@ inline constexpr std::size_t scan_chunks = 256;
 // The least chunk length by default.
 inline constexpr std::size_t scan_min_chunk = 4096;
 
+// The loops below count elements instead of comparing iterators: clang then unrolls them, as it does
+// std::inclusive_scan over a span (an `it != end` loop was not unrolled and took 2.2 times the instructions
+// of the serial std:: call at 10^3 elements; docs/performance.md "Parallel algorithms").
+
+// acc op x for each of the `count` elements at `it`, each partial result to `out`; returns the total.
+template <class It, class Out, class T, class Op>
+T inclusive_run(It it, Out out, std::size_t count, T acc, Op& op) {
+  for (std::size_t i = 0; i < count; ++i, ++it, ++out) {
+    acc = std::invoke(op, std::move(acc), *it);
+    *out = acc;
+  }
+  return acc;
+}
+
+// The same, but each output gets the total before its element.
+template <class It, class Out, class T, class Op>
+T exclusive_run(It it, Out out, std::size_t count, T acc, Op& op) {
+  for (std::size_t i = 0; i < count; ++i, ++it, ++out) {
+    T next = std::invoke(op, acc, *it);
+    *out = std::move(acc);
+    acc = std::move(next);
+  }
+  return acc;
+}
+
 // Scans [lo, hi) of the input into the same positions of the output. `carry` is the total of everything
 // before lo (empty: nothing before, for an inclusive scan without init) and becomes the total up to hi. Each
 // input element is read before its output is written, so the output may be the input.
 template <class It, class Out, class T, class Op>
 void scan_block(It first, Out d_first, std::size_t lo, std::size_t hi, std::optional<T>& carry, Op& op,
                 bool inclusive) {
+  if (lo >= hi) return;
   It it = at(first, lo);
-  It const end = at(first, hi);
   Out out = at(d_first, lo);
-  if (it == end) return;
-  if (inclusive) {
-    if (!carry) {
-      carry.emplace(*it);
-      *out = *carry;
-      ++it;
-      ++out;
-    }
-    T acc = std::move(*carry);
-    for (; it != end; ++it, ++out) {
-      acc = std::invoke(op, std::move(acc), *it);
-      *out = acc;
-    }
-    *carry = std::move(acc);
-  } else {
-    T acc = std::move(*carry);
-    for (; it != end; ++it, ++out) {
-      T next = std::invoke(op, acc, *it);
-      *out = std::move(acc);
-      acc = std::move(next);
-    }
-    *carry = std::move(acc);
+  std::size_t count = hi - lo;
+  if (!inclusive) {
+    *carry = exclusive_run(it, out, count, std::move(*carry), op);
+    return;
   }
+  if (!carry) {
+    carry.emplace(*it);
+    *out = *carry;
+    ++it;
+    ++out;
+    --count;
+  }
+  *carry = inclusive_run(it, out, count, std::move(*carry), op);
 }
 
 // The fold of [lo, hi) (not empty), for pass 1.
 template <class It, class T, class Op>
 T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   It it = at(first, lo);
-  It const end = at(first, hi);
   T acc(*it);
-  for (++it; it != end; ++it) acc = std::invoke(op, std::move(acc), *it);
+  ++it;
+  for (std::size_t i = lo + 1; i < hi; ++i, ++it) acc = std::invoke(op, std::move(acc), *it);
   return acc;
 }
 
@@ -132,11 +151,13 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
   if (p.how() != partition::kind::automatic) {
     if (n > p.size()) return 0;
   } else if (n >= serial_cutoff && budget_ns != unlimited_ns) {
-    return timed_prefix(n, budget_ns,
-                        [&](std::size_t lo, std::size_t hi) {
-                          scan_block(first, d_first, lo, hi, carry, op, inclusive);
-                        })
-        .done;
+    std::size_t const done = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) {
+                               scan_block(first, d_first, lo, hi, carry, op, inclusive);
+                             }).done;
+    if (n - done > scan_min_chunk) return done;
+    // The rest would be a single chunk, scanned on the pool after a wake-up: cheaper here, in one pass.
+    scan_block(first, d_first, done, n, carry, op, inclusive);
+    return n;
   }
   scan_block(first, d_first, 0, n, carry, op, inclusive);
   return n;

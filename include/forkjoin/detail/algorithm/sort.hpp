@@ -221,13 +221,33 @@ task<void> parallel_merge(stop_flag* stop, Comp* comp, Src a, std::size_t na, Sr
   co_await fj::join;
 }
 
+// Stable insertion sort of the n elements at src into dst (n live elements, overwritten): the leaf of a merge
+// sort whose result belongs in the other array, with no separate pass to move it there. Bounded by indices.
+template <class Src, class Dst, class Comp>
+void insertion_sort_into(Src src, std::size_t n, Dst dst, Comp& comp) {
+  if (n == 0) return;
+  *dst = std::move(*src);
+  for (std::size_t i = 1; i < n; ++i) {
+    Src const from = at(src, i);
+    std::size_t hole = i;
+    while (hole > 0 && comp(*from, *at(dst, hole - 1))) {
+      *at(dst, hole) = std::move(*at(dst, hole - 1));
+      --hole;
+    }
+    *at(dst, hole) = std::move(*from);
+  }
+}
+
 // Sorts the n elements at `data` stably. The result ends in `data` (to_buffer false) or at `buffer` (true);
 // both hold n live elements.
 template <class It, class Buf, class Comp>
 void serial_merge_sort(It data, Buf buffer, std::size_t n, bool to_buffer, Comp& comp) {
   if (n <= insertion_limit) {
-    insertion_sort(data, at(data, n), comp);
-    if (to_buffer) std::move(data, at(data, n), buffer);
+    if (to_buffer) {
+      insertion_sort_into(data, n, buffer, comp);
+    } else {
+      insertion_sort(data, at(data, n), comp);
+    }
     return;
   }
   std::size_t const m = n / 2;
@@ -263,19 +283,26 @@ task<void> parallel_merge_sort(stop_flag* stop, Comp* comp, It data, Buf buffer,
   }
 }
 
-// n live elements moved from the range, as the merge sort's second array; destroyed with it.
+// The merge sort's second array of n live elements, destroyed with it. For a default-constructible type it is
+// scratch space (default-initialised: nothing at all for int) and the sort starts from the range; otherwise
+// it is made by moving the range's elements out, and the sort starts from it (holds_input()).
 template <class T>
 class merge_buffer {
  public:
   template <class It>
   merge_buffer(It first, std::size_t n) : n_(n), data_(std::allocator<T>().allocate(n)) {
     try {
-      std::uninitialized_move(first, at(first, n), data_);
+      if constexpr (std::is_default_constructible_v<T>) {
+        std::uninitialized_default_construct_n(data_, n);
+      } else {
+        std::uninitialized_move(first, at(first, n), data_);
+      }
     } catch (...) {
       std::allocator<T>().deallocate(data_, n_);
       throw;
     }
   }
+  static constexpr bool holds_input() noexcept { return !std::is_default_constructible_v<T>; }
   merge_buffer(const merge_buffer&) = delete;
   merge_buffer& operator=(const merge_buffer&) = delete;
   ~merge_buffer() {
@@ -289,12 +316,25 @@ class merge_buffer {
   T* data_;
 };
 
-// The stable sort's task: the range's values are in `buffer` and go back sorted into the range.
+// Sorts the range stably, from wherever merge_buffer says the values are; the result ends in the range.
 template <class It, class Comp>
-task<void> stable_sort_task(stop_flag* stop, Comp* comp, It first, std::iter_value_t<It>* buffer,
-                            std::size_t n) {
-  co_await fj::call(parallel_merge_sort<std::iter_value_t<It>*, It, Comp>, stop, comp, buffer, first, n,
-                    true);
+void serial_stable_sort(It first, merge_buffer<std::iter_value_t<It>>& buffer, std::size_t n, Comp& comp) {
+  if constexpr (merge_buffer<std::iter_value_t<It>>::holds_input()) {
+    serial_merge_sort(buffer.data(), first, n, true, comp);
+  } else {
+    serial_merge_sort(first, buffer.data(), n, false, comp);
+  }
+}
+
+template <class It, class Comp>
+task<void> stable_sort_task(stop_flag* stop, Comp* comp, It first,
+                            merge_buffer<std::iter_value_t<It>>* buffer, std::size_t n) {
+  using T = std::iter_value_t<It>;
+  if constexpr (merge_buffer<T>::holds_input()) {
+    co_await fj::call(parallel_merge_sort<T*, It, Comp>, stop, comp, buffer->data(), first, n, true);
+  } else {
+    co_await fj::call(parallel_merge_sort<It, T*, Comp>, stop, comp, first, buffer->data(), n, false);
+  }
   co_await fj::join;
 }
 
