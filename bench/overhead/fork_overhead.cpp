@@ -201,9 +201,10 @@ double area_spawn(double x1, double y1, double x2, double y2, double area, doubl
 double area_invoke(double x1, double y1, double x2, double y2, double area, double epsilon) {
   const auto [x0, y0, left, right] = halve(x1, y1, x2, y2);
   if (converged(left + right, area, epsilon)) return left + right;
-  auto const [left_area, right_area] =
-      fj::parallel_invoke([=] { return area_invoke(x1, y1, x0, y0, left, epsilon); },
-                          [=] { return area_invoke(x0, y0, x2, y2, right, epsilon); });
+  // Init-captures: clang's analyzer misreads structured bindings captured by [=].
+  auto const [left_area, right_area] = fj::parallel_invoke(
+      [x1, y1, mx = x0, my = y0, l = left, epsilon] { return area_invoke(x1, y1, mx, my, l, epsilon); },
+      [mx = x0, my = y0, x2, y2, r = right, epsilon] { return area_invoke(mx, my, x2, y2, r, epsilon); });
   return left_area + right_area;
 }
 
