@@ -58,9 +58,7 @@ struct record_model {
 struct scope_model {
   int worker = 0;  // where the scope was opened
   int newest = 0;
-  std::uint32_t queued = 0;
   std::uint32_t stolen = 0;
-  bool syncing = false;
   rl::atomic<std::uint32_t> stolen_done;
   rl::atomic<std::uint32_t> exception_claimed;
   rl::var<int> exception;  // stands for the std::exception_ptr; 0 is "none"
@@ -86,6 +84,9 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
   record_model rec[k_max_records];
   // 0: the owner's scope; id: the scope record id's call opens (if it has children)
   scope_model scopes[k_max_records];
+  // detail::tls_scope of each worker: the scope a spawn there goes to; -1 for none (while a scope runs its
+  // children, and outside any scope).
+  int current[k_workers];
   // Plain bookkeeping of the checks (Relacy runs the threads one at a time).
   int ran[k_max_records];
   bool freed[k_max_records];
@@ -96,7 +97,10 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
 
   void before() {
     fj_model::membarrier_reset(config.mode == deque_mode::asymmetric ? k_workers : 0);
-    for (int w = 0; w < k_workers; ++w) spawned[w].init(config.mode, 2, w);
+    for (int w = 0; w < k_workers; ++w) {
+      spawned[w].init(config.mode, 2, w);
+      current[w] = -1;
+    }
     for (int id = 0; id < k_max_records; ++id) {
       rec[id].runner.store(0, rl::mo_relaxed, RL_INFO);
       rec[id].runner_base(RL_INFO) = 0;
@@ -109,9 +113,7 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
     for (scope_model& s : scopes) {
       s.worker = 0;
       s.newest = 0;
-      s.queued = 0;
       s.stolen = 0;
-      s.syncing = false;
       s.stolen_done.store(0, rl::mo_relaxed, RL_INFO);
       s.exception_claimed.store(0, rl::mo_relaxed, RL_INFO);
       s.exception(RL_INFO) = 0;
@@ -232,10 +234,13 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
     for (int c = 1; c <= config.records; ++c) has_children = has_children || is_child(c, id);
     if (has_children) {
       scopes[id].worker = w;
+      const int outer = current[w];
+      current[w] = id;
       for (int c = 1; c <= config.records; ++c) {
         if (is_child(c, id)) spawn(id, c);
       }
       finish_children(id);
+      current[w] = outer;
       if (scopes[id].exception(RL_INFO) != 0) return rethrow_first(id);
       for (int c = 1; c <= config.records; ++c) {
         if (is_child(c, id)) RL_ASSERT(rec[c].result(RL_INFO) == value_of(c));
@@ -247,41 +252,41 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
   // scope::spawn_call (a worker, not serial elision; the push never fails here)
   void spawn(int s, int id) {
     scope_model& sc = scopes[s];
-    RL_ASSERT(!sc.syncing);
+    RL_ASSERT(current[sc.worker] == s);  // else fj::scope_error
     rec[id].scope(RL_INFO) = s;
     rec[id].older = sc.newest;
     spawned[sc.worker].push(id);
     sc.newest = id;
-    ++sc.queued;
   }
 
   // scope::finish_children, with the checked builds' identity test of the popped item
   void finish_children(int s) {
     scope_model& sc = scopes[s];
     if (sc.newest == 0) return;
-    sc.syncing = true;
+    RL_ASSERT(current[sc.worker] == s);
+    current[sc.worker] = -1;
     int r = sc.newest;
-    while (sc.queued != 0) {
+    do {
       const int popped = spawned[sc.worker].pop();
-      if (popped == 0) break;  // thieves took the rest
+      if (popped == 0) break;  // thieves took r and the older ones
       RL_ASSERT(popped == r);
       const int older = rec[r].older;
-      --sc.queued;
       run(sc.worker, r);
       free_record(r);
       r = older;
+    } while (r != 0);
+    if (r != 0) {
+      sc.newest = r;
+      finish_stolen(s);
     }
-    sc.newest = r;
-    if (sc.queued != 0) finish_stolen(s);
     sc.newest = 0;
-    sc.syncing = false;
+    current[sc.worker] = s;
   }
 
   // scope::finish_stolen
   void finish_stolen(int s) {
     scope_model& sc = scopes[s];
-    sc.stolen = sc.queued;
-    sc.queued = 0;
+    for (int r = sc.newest; r != 0; r = rec[r].older) ++sc.stolen;
     wait_for_stolen(s);
     for (int r = sc.newest; r != 0;) {
       const int older = rec[r].older;
@@ -368,6 +373,7 @@ struct spawn_suite : rl::test_suite<spawn_suite, k_workers> {
       // fj::scope s; s.spawn(...) for each child; then the destructor. With `reuse`:
       // for each child { s.spawn(...); try { s.sync(); } catch (...) {} }, the destructor finding nothing.
       scopes[0].worker = 0;
+      current[0] = 0;
       for (int id = 1; id <= config.records; ++id) {
         if (!is_child(id, 0)) continue;
         spawn(0, id);
