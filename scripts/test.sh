@@ -10,8 +10,8 @@
 #   tidy                         scripts/tidy.sh (clang-tidy-19, .clang-tidy, over the clang-debug compile commands
 #                                of tests/unit, tests/stress, examples and bench; configures, does not build)
 #   gcc-release, clang-release   all labels (unit, stress, compile_fail, example, package, fuzz (clang), bench-quick)
-#   clang-tsan, gcc-tsan         unit, stress
-#   clang-asan, gcc-asan         unit, stress   (ASan + UBSan)
+#   clang-tsan, gcc-tsan         unit, stress   (the examples are not built)
+#   clang-asan, gcc-asan         unit, stress   (ASan + UBSan; the examples are not built)
 # Environment:
 #   FJ_TEST_CONFIGS  presets to run instead, e.g. FJ_TEST_CONFIGS="clang-release clang-tsan"; "format", "docs" and
 #                    "tidy" run scripts/format-check.sh, scripts/check-doc-refs.sh and scripts/tidy.sh, each as one
@@ -46,6 +46,14 @@ labels_for() {
   esac
 }
 
+# The examples run as tests of the "example" label only, which the sanitizer configurations do not run.
+examples_for() {
+  case "$1" in
+    *-asan | *-tsan) echo OFF ;;
+    *) echo ON ;;
+  esac
+}
+
 total_passed=0
 total_failed=0
 summary=()
@@ -60,7 +68,8 @@ run_config() {
 
   echo
   echo "=== $config: configure and build ($dir, -j$jobs; log in $log)"
-  if ! cmake --preset "$config" -B "$dir" -DFJ_BUILD_TESTS=ON -DFJ_BUILD_EXAMPLES=ON >"$log" 2>&1; then
+  if ! cmake --preset "$config" -B "$dir" -DFJ_BUILD_TESTS=ON -DFJ_BUILD_EXAMPLES="$(examples_for "$config")" \
+    >"$log" 2>&1; then
     tail -n 60 "$log"
     summary+=("$config: CONFIGURE FAILED (see $log)")
     total_failed=$((total_failed + 1))
