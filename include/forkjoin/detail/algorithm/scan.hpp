@@ -32,6 +32,10 @@ inline constexpr std::size_t scan_chunk_bytes = 128 * 1024;
 // the chunk to whoever brings the carry.
 inline constexpr std::uint32_t scan_wait_spins = 256;
 
+// fj::grain(n) scans use chunks of n elements, but no more than this many chunks (each holds two
+// accumulators and a byte): a small grain on a huge range must not allocate more than the range.
+inline constexpr std::size_t scan_max_grain_chunks = std::size_t{1} << 16;
+
 // The default chunk length for accumulators of type T.
 template <class T>
 [[nodiscard]] constexpr std::size_t scan_chunk_length() {
@@ -244,12 +248,18 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
   return n;
 }
 
-// Cuts [done, n) into chunks: of the grain's length for fj::grain and fj::fixed_grain, else of
-// scan_chunk_length. Then gets the context ready for `carry`, the total before `done`.
+// Cuts [done, n) into chunks: of the grain's length for fj::fixed_grain and fj::grain (longer for fj::grain
+// if that would make more than scan_max_grain_chunks), else of scan_chunk_length. Then gets the context ready
+// for `carry`, the total before `done`.
 template <class T, class Ctx>
 void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p, std::optional<T> carry) {
   std::size_t const rest = n - done;
-  std::size_t const chunk = p.how() == partition::kind::automatic ? scan_chunk_length<T>() : p.size();
+  std::size_t chunk = p.size();
+  if (p.how() == partition::kind::automatic) {
+    chunk = scan_chunk_length<T>();
+  } else if (p.how() == partition::kind::grain) {
+    chunk = std::max(chunk, (rest + scan_max_grain_chunks - 1) / scan_max_grain_chunks);
+  }
   ctx.lo = done;
   ctx.n = n;
   ctx.chunk = chunk;
