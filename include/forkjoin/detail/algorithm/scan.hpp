@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -26,11 +27,18 @@ namespace fj::detail::algo {
 // A chunk's input by default: small enough that a chunk folded from memory is still in the core's cache (L2)
 // when it is scanned, with its output; large enough that handing out a chunk (an atomic increment, one
 // release store, one acquire load) costs little next to it.
-inline constexpr std::size_t scan_chunk_bytes = 128 * 1024;
+inline constexpr std::size_t scan_chunk_bytes = std::size_t{128} * 1024;
 
-// How long a participant waits for the carry into its chunk (pause instructions, some 10 µs) before it leaves
-// the chunk to whoever brings the carry.
-inline constexpr std::uint32_t scan_wait_spins = 256;
+// How long a participant waits for the carry into its chunk before it leaves the chunk to whoever brings the
+// carry: many chunks' time, so that a participant merely behind by a chunk is waited for (leaving makes the
+// other re-read the chunk from memory), but a preempted one does not hold the others up for long. The wait
+// spins (pause) at first, then yields the CPU, which a preempted participant on an oversubscribed machine
+// may need.
+inline constexpr std::uint64_t scan_wait_ns = 200'000;
+inline constexpr std::uint64_t scan_spin_ns = 20'000;
+// The wait in use: scan_wait_ns, except in tests, which set 0 so that participants leave their chunks (the
+// path a preempted participant takes) as often as possible.
+inline std::atomic<std::uint64_t> scan_wait_limit_ns{scan_wait_ns};
 
 // fj::grain(n) scans use chunks of n elements, but no more than this many chunks (each holds two
 // accumulators and a byte): a small grain on a huge range must not allocate more than the range.
@@ -107,8 +115,8 @@ T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
 // task per worker) take chunk indices in increasing order from a shared counter. For chunk c a participant
 //   1. folds the chunk into sums[c] (reading it from memory; the last chunk skips this: nobody needs its
 //   total),
-//   2. waits briefly for the carry, the total up to the end of chunk c - 1 (prefix[c - 1], announced through
-//      baton[c]). If it does not come within scan_wait_spins, the participant leaves chunk c to whoever
+//   2. waits for the carry, the total up to the end of chunk c - 1 (prefix[c - 1], announced through
+//      baton[c]). If it does not come within scan_wait_limit_ns, the participant leaves chunk c to whoever
 //      publishes prefix[c - 1], and takes another chunk: a preempted participant never holds the others up.
 //   3. Whoever continues chunk c (its participant, or the one that published prefix[c - 1]) publishes
 //      prefix[c] = prefix[c - 1] op sums[c] through baton[c + 1], then scans the chunk from the carry: from
@@ -173,17 +181,11 @@ struct scan_ctx : piece_state {
       continue_from(0, initial);
       return;
     }
-    for (std::uint32_t spin = 0; spin < scan_wait_spins; ++spin) {
-      // acquire: pairs with the acq_rel exchange in continue_from() that published prefix[c - 1].
-      if (baton[c].load(std::memory_order_acquire) == carry_ready) {
-        continue_from(c, prefix[c - 1]);
-        return;
-      }
-      if (stop.stopped()) return;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+    if (wait_for_carry(c)) {
+      continue_from(c, prefix[c - 1]);
+      return;
     }
+    if (stop.stopped()) return;
     chaos_point();
     // acq_rel: release publishes sums[c] to the publisher of prefix[c - 1] if it finds `left`; acquire pairs
     // with its exchange (prefix[c - 1] is then visible) if it came first. Exactly one of the two exchanges
@@ -191,26 +193,55 @@ struct scan_ctx : piece_state {
     if (baton[c].exchange(left, std::memory_order_acq_rel) == carry_ready) continue_from(c, prefix[c - 1]);
   }
 
-  // Step 3 from chunk c, whose carry this participant holds (sums[c] is written unless c is the last chunk),
-  // and on through every following chunk that was left to it.
-  void continue_from(std::size_t c, std::optional<T> carry) {
-    for (;;) {
-      bool take_next = false;
-      if (!is_last(c)) {
-        if (carry) {
-          prefix[c].emplace(std::invoke(*op, *carry, std::move(*sums[c])));
-        } else {
-          prefix[c] = std::move(sums[c]);
+  // True once baton[c] says carry_ready (prefix[c - 1] is then visible); false after scan_wait_ns, or when
+  // the scan stopped.
+  bool wait_for_carry(std::size_t c) {
+    using clock = std::chrono::steady_clock;
+    clock::time_point const start = clock::now();
+    // relaxed: a setting, read once per wait; nothing is published through it.
+    std::uint64_t const limit = scan_wait_limit_ns.load(std::memory_order_relaxed);
+    for (std::uint32_t spin = 1;; ++spin) {
+      // acquire: pairs with the acq_rel exchange in continue_from() that published prefix[c - 1].
+      if (baton[c].load(std::memory_order_acquire) == carry_ready) return true;
+      if (spin % 64 == 0) {  // the clock and the stop flag now and then
+        if (stop.stopped()) return false;
+        auto const waited = static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start).count());
+        if (waited >= limit) return false;
+        if (waited >= scan_spin_ns) {
+          std::this_thread::yield();
+          continue;
         }
-        chaos_point();
-        // acq_rel: release publishes prefix[c] to chunk c + 1's participant (its acquire load or exchange);
-        // acquire pairs with its exchange if it left, so that sums[c + 1] is visible here.
-        take_next = baton[c + 1].exchange(carry_ready, std::memory_order_acq_rel) == left;
       }
-      scan_block(first, d_first, begin_of(c), end_of(c), carry, *op, inclusive);
-      if (!take_next || stop.stopped()) return;
-      ++c;
-      carry = prefix[c - 1];
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
+
+  // Step 3 from chunk c, whose carry this participant holds (sums[c] is written unless c is the last chunk),
+  // and on through every following chunk that was left to it. The prefixes of all those chunks are published
+  // first, then the chunks scanned, so that the carry reaches the participants after them without waiting
+  // for these scans.
+  void continue_from(std::size_t c, std::optional<T> carry) {
+    std::size_t last_taken = c;
+    for (std::size_t k = c; !is_last(k); ++k) {
+      std::optional<T> const& into = k == c ? carry : prefix[k - 1];
+      if (into) {
+        prefix[k].emplace(std::invoke(*op, *into, std::move(*sums[k])));
+      } else {
+        prefix[k] = std::move(sums[k]);
+      }
+      chaos_point();
+      // acq_rel: release publishes prefix[k] to chunk k + 1's participant (its acquire load or exchange);
+      // acquire pairs with its exchange if it left, so that sums[k + 1] is visible here.
+      if (baton[k + 1].exchange(carry_ready, std::memory_order_acq_rel) != left) break;
+      last_taken = k + 1;
+    }
+    for (std::size_t k = c; k <= last_taken; ++k) {
+      if (stop.stopped()) return;
+      std::optional<T> from = k == c ? std::move(carry) : prefix[k - 1];
+      scan_block(first, d_first, begin_of(k), end_of(k), from, *op, inclusive);
     }
   }
 };
