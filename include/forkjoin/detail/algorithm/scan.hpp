@@ -99,7 +99,7 @@ void scan_block(It first, Out d_first, std::size_t lo, std::size_t hi, std::opti
   *carry = inclusive_run(it, out, count, std::move(*carry), op);
 }
 
-// The fold of [lo, hi) (not empty), for pass 1.
+// The fold of [lo, hi) (not empty): step 1 of a chunk (scan_ctx).
 template <class It, class T, class Op>
 T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   It it = at(first, lo);
@@ -110,11 +110,11 @@ T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
 }
 
 // The parallel part of a scan, in one pass over memory: a chained scan whose carries are handed from chunk to
-// chunk without blocking (docs/algorithms.md "The scan's chunk chain" has the protocol and why it is right).
-// The range is cut into chunks small enough to stay in a core's cache (scan_chunk_bytes). Participants (one
-// task per worker) take chunk indices in increasing order from a shared counter. For chunk c a participant
-//   1. folds the chunk into sums[c] (reading it from memory; the last chunk skips this: nobody needs its
-//   total),
+// chunk with bounded waits (docs/algorithms.md "The scan's chunk chain" has the protocol and why it is
+// right). The range is cut into chunks small enough to stay in a core's cache (scan_chunk_bytes).
+// Participants (one task per worker) take chunk indices in increasing order from a shared counter. For chunk
+// c a participant
+//   1. folds the chunk into sums[c], reading it from memory (not the last chunk: nobody needs its total),
 //   2. waits for the carry, the total up to the end of chunk c - 1 (prefix[c - 1], announced through
 //      baton[c]). If it does not come within scan_wait_limit_ns, the participant leaves chunk c to whoever
 //      publishes prefix[c - 1], and takes another chunk: a preempted participant never holds the others up.
@@ -193,8 +193,8 @@ struct scan_ctx : piece_state {
     if (baton[c].exchange(left, std::memory_order_acq_rel) == carry_ready) continue_from(c, prefix[c - 1]);
   }
 
-  // True once baton[c] says carry_ready (prefix[c - 1] is then visible); false after scan_wait_ns, or when
-  // the scan stopped.
+  // True once baton[c] says carry_ready (prefix[c - 1] is then visible); false after scan_wait_limit_ns, or
+  // when the scan stopped.
   bool wait_for_carry(std::size_t c) {
     using clock = std::chrono::steady_clock;
     clock::time_point const start = clock::now();
