@@ -238,9 +238,11 @@ struct scan_ctx : piece_state {
       if (baton[k + 1].exchange(carry_ready, std::memory_order_acq_rel) != left) break;
       last_taken = k + 1;
     }
-    for (std::size_t k = c; k <= last_taken; ++k) {
+    if (stop.stopped()) return;
+    scan_block(first, d_first, begin_of(c), end_of(c), carry, *op, inclusive);
+    for (std::size_t k = c + 1; k <= last_taken; ++k) {
       if (stop.stopped()) return;
-      std::optional<T> from = k == c ? std::move(carry) : prefix[k - 1];
+      std::optional<T> from = prefix[k - 1];
       scan_block(first, d_first, begin_of(k), end_of(k), from, *op, inclusive);
     }
   }
