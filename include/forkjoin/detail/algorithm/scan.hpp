@@ -162,11 +162,15 @@ struct scan_ctx : piece_state {
   // A participant: takes chunks until there are none left or the scan stopped (an exception).
   void participate() {
     stopping_on_throw(stop, [&] {
+      // Whether to wait for the next chunk's carry: not after a chunk this participant had to leave, since the
+      // chain is then behind (a preempted participant) and every wait would time out; again once a carry
+      // arrived in time.
+      bool patient = true;
       while (!stop.stopped()) {
         // relaxed: the counter only hands out distinct indices; nothing is published through it.
         std::size_t const c = next_chunk.fetch_add(1, std::memory_order_relaxed);
         if (c >= chunks) return;
-        start_chunk(c);
+        patient = start_chunk(c, patient);
       }
     });
   }
@@ -174,23 +178,26 @@ struct scan_ctx : piece_state {
  private:
   [[nodiscard]] bool is_last(std::size_t c) const { return c + 1 == chunks; }
 
-  // Steps 1 and 2 for chunk c, then step 3 if this participant continues it.
-  void start_chunk(std::size_t c) {
+  // Steps 1 and 2 for chunk c (the wait only if `patient`), then step 3 if this participant continues it.
+  // Returns whether it did.
+  bool start_chunk(std::size_t c, bool patient) {
     if (!is_last(c)) sums[c].emplace(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
     if (c == 0) {
       continue_from(0, initial);
-      return;
+      return true;
     }
-    if (wait_for_carry(c)) {
+    if (patient && wait_for_carry(c)) {
       continue_from(c, prefix[c - 1]);
-      return;
+      return true;
     }
-    if (stop.stopped()) return;
+    if (stop.stopped()) return false;
     chaos_point();
     // acq_rel: release publishes sums[c] to the publisher of prefix[c - 1] if it finds `left`; acquire pairs
     // with its exchange (prefix[c - 1] is then visible) if it came first. Exactly one of the two exchanges
     // sees the other's value: that side continues chunk c.
-    if (baton[c].exchange(left, std::memory_order_acq_rel) == carry_ready) continue_from(c, prefix[c - 1]);
+    if (baton[c].exchange(left, std::memory_order_acq_rel) != carry_ready) return false;
+    continue_from(c, prefix[c - 1]);
+    return true;
   }
 
   // True once baton[c] says carry_ready (prefix[c - 1] is then visible); false after scan_wait_limit_ns, or
