@@ -14,7 +14,6 @@
 // functions reach the caller (the first one; the rest are counted in pool.stats() as the runtime counts
 // them) and stop the remaining work early.
 
-#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <functional>
@@ -136,8 +135,8 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
   std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool));
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
-    plan_chunks<T>(ctx, done, n, p, std::move(carry));
-    fj::sync_wait(pool, scan_participants<decltype(ctx)>, &ctx, std::min(ctx.chunks, pool.core().size()));
+    plan_chunks(ctx, done, n, p);
+    fj::sync_wait(pool, scan_passes<decltype(ctx), T>, &ctx, std::move(carry));
   }
   return at(d_first, n);
 }
@@ -149,9 +148,8 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, in_task_gate_ns);
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
-    plan_chunks<T>(ctx, done, n, p, std::move(carry));
-    co_await fj::call(scan_participants<decltype(ctx)>, &ctx,
-                      std::min(ctx.chunks, detail::tls_worker->pool->size()));
+    plan_chunks(ctx, done, n, p);
+    co_await fj::call(scan_passes<decltype(ctx), T>, &ctx, std::move(carry));
     co_await fj::join;
   }
   co_return at(d_first, n);
