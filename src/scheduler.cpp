@@ -76,6 +76,11 @@ void pool_engine::run(worker_context& w) {
       idle_rounds = 0;
       continue;
     }
+    // Priority tasks (priority.md §10): after everything above, before stealing.
+    if (run_priority(w)) {
+      idle_rounds = 0;
+      continue;
+    }
     if (try_steal(w)) {
       idle_rounds = 0;
       continue;
@@ -116,6 +121,7 @@ void pool_engine::become_thief(worker_context& w) noexcept { accounting_->become
 bool pool_engine::work_visible(worker_context& w) const noexcept {
   if (!w.inbox.empty() || !w.owner.empty() || !w.spawned_owner.empty()) return true;
   if (shared_.maybe_pending()) return true;
+  if (priority_visible()) return true;
   if (!steal_) return false;
   for (const auto& other : workers_) {
     if (!other->queue.thief().empty() || !other->spawned.thief().empty()) return true;
@@ -190,6 +196,49 @@ bool pool_engine::resume_left_behind(worker_context& w) {
   if (!left) return false;  // thieves took them meanwhile
   run_stolen(w, *left);
   return true;
+}
+
+bool pool_engine::run_priority(worker_context& w) {
+  // relaxed: a hint; a stale zero costs one round of the loop, and the re-check in sleep() scans anyway.
+  if (priority_attached_.load(std::memory_order_relaxed) == 0) return false;
+  for (auto& slot : priority_slots_) {
+    // relaxed: only skips empty slots cheaply; the seq_cst load below decides.
+    if (slot.source.load(std::memory_order_relaxed) == nullptr) continue;
+    // seq_cst: store buffering with detach_priority_source(): either it sees this count and waits for us,
+    // or our load of the source below sees its null.
+    slot.users.fetch_add(1, std::memory_order_seq_cst);
+    // seq_cst: as above.
+    priority_source* const source = slot.source.load(std::memory_order_seq_cst);
+    void* const task = source != nullptr ? source->take(w.index) : nullptr;
+    if (task != nullptr) {
+      become_active(w);
+      source->run(task);
+      become_thief(w);
+    }
+    // release: pairs with the seq_cst (acquire) load in detach_priority_source(): our use of the source
+    // happens before its owner destroys it. LIFETIME: the source may die after this.
+    slot.users.fetch_sub(1, std::memory_order_release);
+    if (task != nullptr) return true;
+  }
+  return false;
+}
+
+bool pool_engine::priority_visible() const noexcept {
+  // relaxed: ordered after the pushes that matter by the fence in sleep() (priority.md §10).
+  if (priority_attached_.load(std::memory_order_relaxed) == 0) return false;
+  for (auto& slot : priority_slots_) {
+    // relaxed: as in run_priority().
+    if (slot.source.load(std::memory_order_relaxed) == nullptr) continue;
+    // seq_cst: as in run_priority().
+    slot.users.fetch_add(1, std::memory_order_seq_cst);
+    // seq_cst: as in run_priority().
+    priority_source* const source = slot.source.load(std::memory_order_seq_cst);
+    bool const queued = source != nullptr && source->queued();
+    // release: as in run_priority(). LIFETIME: the source may die after this.
+    slot.users.fetch_sub(1, std::memory_order_release);
+    if (queued) return true;
+  }
+  return false;
 }
 
 bool pool_engine::try_steal(worker_context& w) {
