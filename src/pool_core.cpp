@@ -283,7 +283,12 @@ void pool_core::detach_priority_source(priority_source* source) noexcept {
 }
 
 void pool_core::wake_for_priority_work() noexcept {
-  if (engine_->idle_ == pool_engine::idle_policy::sleep) engine_->wake_a_sleeper();
+  if (engine_->idle_ != pool_engine::idle_policy::sleep) return;
+  // Start the scan after the calling worker (not at the shared round-robin counter, whose RMW would put a
+  // shared line on every priority spawn).
+  worker_context const* const self = tls_worker;
+  std::size_t const first = self != nullptr && self->pool == this ? self->index + 1 : 0;
+  engine_->wake_one(first, [](const worker_context&) { return true; });
 }
 
 void pool_core::submit_to(std::size_t target, submission* node) noexcept { engine_->submit_to(target, node); }

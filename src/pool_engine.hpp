@@ -116,7 +116,9 @@ class pool_engine {
   void run_submission(worker_context& w, submission* s);
   // Runs a continuation left behind on w's own deque (steal.hpp take_left_behind).
   bool resume_left_behind(worker_context& w);
-  // Takes a task from an attached priority source and runs it (priority.md §10).
+  // Takes tasks from an attached priority source and runs them, at most k_priority_batch in a row
+  // (priority.md §10).
+  static constexpr std::uint32_t k_priority_batch = 64;
   bool run_priority(worker_context& w);
   // Whether an attached priority source holds a task (the re-check in sleep()).
   [[nodiscard]] bool priority_visible() const noexcept;

@@ -121,7 +121,6 @@ void pool_engine::become_thief(worker_context& w) noexcept { accounting_->become
 bool pool_engine::work_visible(worker_context& w) const noexcept {
   if (!w.inbox.empty() || !w.owner.empty() || !w.spawned_owner.empty()) return true;
   if (shared_.maybe_pending()) return true;
-  if (priority_visible()) return true;
   if (!steal_) return false;
   for (const auto& other : workers_) {
     if (!other->queue.thief().empty() || !other->spawned.thief().empty()) return true;
@@ -141,7 +140,10 @@ bool pool_engine::sleep(worker_context& w) {
   // acquire: pairs with the release store in stop_workers().
   if (work_visible(w) || stop_.load(std::memory_order_acquire)) {
     w.sleep.cancel_wait();
-  } else if (accounting_->must_stay_awake(w.group)) {
+  } else if (priority_visible() || accounting_->must_stay_awake(w.group)) {
+    // A priority group holds a task, which this worker may not be able to see (the relaxed storage hides its
+    // pusher's newest items until the pusher pops them, priority.md §10): stay awake as the awake thief
+    // does (yield, then spin k_awake_rounds), not by running this protocol again on every round.
     w.sleep.cancel_wait();
     // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
     // worker that woke it, and spinning on would keep that worker off the core for a whole time slice.
@@ -209,16 +211,22 @@ bool pool_engine::run_priority(worker_context& w) {
     slot.users.fetch_add(1, std::memory_order_seq_cst);
     // seq_cst: as above.
     priority_source* const source = slot.source.load(std::memory_order_seq_cst);
-    void* const task = source != nullptr ? source->take(w.index) : nullptr;
-    if (task != nullptr) {
+    void* task = source != nullptr ? source->take(w.index) : nullptr;
+    bool const ran = task != nullptr;
+    if (ran) {
+      // A batch of tasks under one become_active: the accounting's shared read-modify-writes once per batch,
+      // not per task. Bounded, so that the inbox and the shared queue are looked at again soon.
       become_active(w);
-      source->run(task);
+      for (std::uint32_t n = 0; task != nullptr;
+           task = ++n < k_priority_batch ? source->take(w.index) : nullptr) {
+        source->run(task);
+      }
       become_thief(w);
     }
     // release: pairs with the seq_cst (acquire) load in detach_priority_source(): our use of the source
     // happens before its owner destroys it. LIFETIME: the source may die after this.
     slot.users.fetch_sub(1, std::memory_order_release);
-    if (task != nullptr) return true;
+    if (ran) return true;
   }
   return false;
 }

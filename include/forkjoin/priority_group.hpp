@@ -142,6 +142,8 @@ class priority_group final : private detail::priority_source {
       } else {
         const std::lock_guard<std::mutex> lock(outside_mutex_);
         storage_.push(outside_, task.get(), priority);
+        // relaxed: a hint that lets workers skip the outside index (take()); the mutex orders the storage.
+        outside_queued_.store(outside_queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
     } catch (...) {
       // relaxed: as above; the task was never visible.
@@ -191,9 +193,16 @@ class priority_group final : private detail::priority_source {
     try {
       got = storage_.pop(worker);
       // What the outside index holds only its pusher's pop could be sure to see: the workers take turns.
-      if (!got && outside_mutex_.try_lock()) {
+      // relaxed: a hint, so that workers do not take the mutex's line from each other when the outside
+      // index is empty. A stale zero costs a round: the worker stays awake while queued_ is not zero.
+      if (!got && outside_queued_.load(std::memory_order_relaxed) != 0 && outside_mutex_.try_lock()) {
         const std::lock_guard<std::mutex> lock(outside_mutex_, std::adopt_lock);
         got = storage_.pop(outside_);
+        if (got) {
+          // relaxed: as in spawn(), under the mutex.
+          outside_queued_.store(outside_queued_.load(std::memory_order_relaxed) - 1,
+                                std::memory_order_relaxed);
+        }
       }
     } catch (...) {
       // std::bad_alloc while the relaxed storage records new items: nothing is lost, the next poll goes on.
@@ -283,6 +292,7 @@ class priority_group final : private detail::priority_source {
   Storage storage_;
   std::size_t const outside_;  // the storage index of threads that are not workers of the pool
   std::mutex outside_mutex_;   // serialises the users of that index
+  std::atomic<std::size_t> outside_queued_{0};        // values at that index (written under the mutex)
   alignas(128) std::atomic<std::size_t> pending_{0};  // spawned, not finished
   alignas(128) std::atomic<std::size_t> queued_{0};   // in the storage: pushed (or being pushed), not taken
   std::atomic<bool> claimed_{false};

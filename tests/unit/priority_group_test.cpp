@@ -255,6 +255,7 @@ TEST(PriorityGroup, WaitFromATaskOfTheSameGroupThrowsDeadlockError) {
 TEST(PriorityGroup, MoreGroupsThanSlotsOnOnePoolIsAConfigurationError) {
   fj::lazy_pool pool(1);
   std::vector<std::unique_ptr<fj::strict_priority_group>> groups;
+  groups.reserve(fj::detail::pool_core::k_priority_sources);
   for (std::size_t i = 0; i < fj::detail::pool_core::k_priority_sources; ++i) {
     groups.push_back(std::make_unique<fj::strict_priority_group>(pool));
   }
