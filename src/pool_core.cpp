@@ -246,12 +246,14 @@ void pool_core::count_dropped_exception() noexcept {
   // relaxed: a statistic; any thread may count.
   engine_->dropped_off_worker_.fetch_add(1, std::memory_order_relaxed);  // model: none (statistic)
 }
-void pool_core::attach_priority_source(priority_source* source) {
+void pool_core::attach_priority_source(priority_source* source, std::atomic<std::size_t>*& queued) {
   pool_engine& e = *engine_;
   std::lock_guard lock(e.priority_mutex_);
   for (auto& slot : e.priority_slots_) {
     // relaxed: slots change only under priority_mutex_, which we hold.
     if (slot.source.load(std::memory_order_relaxed) != nullptr) continue;
+    // Before the store below: a worker that loads the source reads the group's pointer to it.
+    queued = &slot.queued;
     // seq_cst: pairs with the seq_cst load in run_priority() and priority_visible() (a poller that loads
     // null has not entered the slot, detach_priority_source). The group's pushes come after this store in
     // its thread or in tasks it started, so the sleep protocol's fences order it before their re-checks.

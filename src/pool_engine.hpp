@@ -71,6 +71,9 @@ class pool_engine {
   struct alignas(128) priority_slot {
     std::atomic<priority_source*> source{nullptr};
     std::atomic<std::size_t> users{0};
+    // The attached group's tasks in its storage, kept by the group (attach_priority_source): here, so that an
+    // idle worker reads it without entering the slot. Zero while the slot is free.
+    alignas(64) std::atomic<std::size_t> queued{0};
   };
   mutable priority_slot priority_slots_[pool_core::k_priority_sources];
   std::atomic<std::size_t> priority_attached_{0};  // slots in use: a hint that saves the scan when zero

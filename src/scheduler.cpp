@@ -206,6 +206,9 @@ bool pool_engine::run_priority(worker_context& w) {
   for (auto& slot : priority_slots_) {
     // relaxed: only skips empty slots cheaply; the seq_cst load below decides.
     if (slot.source.load(std::memory_order_relaxed) == nullptr) continue;
+    // relaxed: a hint, so that idle workers only read shared lines while the group has nothing queued; a
+    // stale zero costs a round, and a worker stays awake while the count is not zero (priority_visible).
+    if (slot.queued.load(std::memory_order_relaxed) == 0) continue;
     // seq_cst: store buffering with detach_priority_source(): either it sees this count and waits for us,
     // or our load of the source below sees its null.
     slot.users.fetch_add(1, std::memory_order_seq_cst);
@@ -234,17 +237,10 @@ bool pool_engine::run_priority(worker_context& w) {
 bool pool_engine::priority_visible() const noexcept {
   // relaxed: ordered after the pushes that matter by the fence in sleep() (priority.md §10).
   if (priority_attached_.load(std::memory_order_relaxed) == 0) return false;
-  for (auto& slot : priority_slots_) {
-    // relaxed: as in run_priority().
-    if (slot.source.load(std::memory_order_relaxed) == nullptr) continue;
-    // seq_cst: as in run_priority().
-    slot.users.fetch_add(1, std::memory_order_seq_cst);
-    // seq_cst: as in run_priority().
-    priority_source* const source = slot.source.load(std::memory_order_seq_cst);
-    bool const queued = source != nullptr && source->queued();
-    // release: as in run_priority(). LIFETIME: the source may die after this.
-    slot.users.fetch_sub(1, std::memory_order_release);
-    if (queued) return true;
+  for (auto const& slot : priority_slots_) {
+    // relaxed: ordered after a spawner's increment by the fences of the sleep protocol (priority.md §10).
+    // The count lives in the pool, so reading it needs no entry into the slot.
+    if (slot.queued.load(std::memory_order_relaxed) != 0) return true;
   }
   return false;
 }

@@ -102,7 +102,7 @@ class priority_group final : private detail::priority_source {
       { p.core() } -> std::same_as<detail::pool_core&>;
     }
   explicit priority_group(Pool& pool) : core_(pool.core()), storage_(pool.size() + 1), outside_(pool.size()) {
-    core_.attach_priority_source(this);
+    core_.attach_priority_source(this, queued_);
   }
 
   priority_group(const priority_group&) = delete;
@@ -135,7 +135,7 @@ class priority_group final : private detail::priority_source {
     pending_.fetch_add(1, std::memory_order_relaxed);
     // relaxed: ordered before the re-check of a worker going to sleep by the seq_cst fences of
     // wake_for_priority_work() and sleep() (priority.md §10); the storage orders the decrement after it.
-    queued_.fetch_add(1, std::memory_order_relaxed);
+    queued_->fetch_add(1, std::memory_order_relaxed);
     try {
       if (detail::worker_context* w = detail::tls_worker; w != nullptr && w->pool == &core_) {
         storage_.push(w->index, task.get(), priority);
@@ -147,7 +147,7 @@ class priority_group final : private detail::priority_source {
       }
     } catch (...) {
       // relaxed: as above; the task was never visible.
-      queued_.fetch_sub(1, std::memory_order_relaxed);
+      queued_->fetch_sub(1, std::memory_order_relaxed);
       finish_one();
       throw;
     }
@@ -185,8 +185,8 @@ class priority_group final : private detail::priority_source {
 
   [[nodiscard]] void* take(std::size_t worker) noexcept override {
     // relaxed: skips the storage when nothing is queued; a stale zero costs one round of the scheduler loop,
-    // and a worker going to sleep reads it again after its fence (queued()).
-    if (queued_.load(std::memory_order_relaxed) == 0) {
+    // and a worker going to sleep reads it again after its fence (priority_visible).
+    if (queued_->load(std::memory_order_relaxed) == 0) {
       return nullptr;
     }
     std::optional<priority_task*> got;
@@ -213,7 +213,7 @@ class priority_group final : private detail::priority_source {
     }
     // relaxed: after the pop that took the task (program order), so a re-check that reads zero has no task
     // to miss.
-    queued_.fetch_sub(1, std::memory_order_relaxed);
+    queued_->fetch_sub(1, std::memory_order_relaxed);
     return *got;
   }
 
@@ -227,11 +227,6 @@ class priority_group final : private detail::priority_source {
     }
     detail::tls_running_group = outer;
     finish_one();
-  }
-
-  [[nodiscard]] bool queued() const noexcept override {
-    // relaxed: ordered by the sleep protocol's fences (priority.md §10).
-    return queued_.load(std::memory_order_relaxed) != 0;
   }
 
   // ---- the group's own state ----
@@ -294,7 +289,8 @@ class priority_group final : private detail::priority_source {
   std::mutex outside_mutex_;   // serialises the users of that index
   std::atomic<std::size_t> outside_queued_{0};        // values at that index (written under the mutex)
   alignas(128) std::atomic<std::size_t> pending_{0};  // spawned, not finished
-  alignas(128) std::atomic<std::size_t> queued_{0};   // in the storage: pushed (or being pushed), not taken
+  // In the storage: pushed (or being pushed), not taken. The pool's slot for this group holds it.
+  std::atomic<std::size_t>* queued_ = nullptr;
   std::atomic<bool> claimed_{false};
   std::exception_ptr exception_;
 };

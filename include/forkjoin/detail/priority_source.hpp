@@ -21,9 +21,6 @@ class priority_source {
   [[nodiscard]] virtual void* take(std::size_t worker) noexcept = 0;
   // Runs a task take() returned, on the worker that took it; the task's exception goes to the group.
   virtual void run(void* task) noexcept = 0;
-  // Whether a task seems to be queued: the lazy pool's re-check before a worker sleeps (sleep.md step 3).
-  // Exact for a read ordered after the push by the sleep protocol's fences (priority.md §10).
-  [[nodiscard]] virtual bool queued() const noexcept = 0;
 
  protected:
   ~priority_source() = default;
