@@ -246,6 +246,53 @@ void pool_core::count_dropped_exception() noexcept {
   // relaxed: a statistic; any thread may count.
   engine_->dropped_off_worker_.fetch_add(1, std::memory_order_relaxed);  // model: none (statistic)
 }
+void pool_core::attach_priority_source(priority_source* source, std::atomic<std::size_t>*& queued) {
+  pool_engine& e = *engine_;
+  std::lock_guard lock(e.priority_mutex_);
+  for (auto& slot : e.priority_slots_) {
+    // relaxed: slots change only under priority_mutex_, which we hold.
+    if (slot.source.load(std::memory_order_relaxed) != nullptr) continue;
+    // Before the store below: a worker that loads the source reads the group's pointer to it.
+    queued = &slot.queued;
+    // seq_cst: pairs with the seq_cst load in run_priority() and priority_visible() (a poller that loads
+    // null has not entered the slot, detach_priority_source). The group's pushes come after this store in
+    // its thread or in tasks it started, so the sleep protocol's fences order it before their re-checks.
+    slot.source.store(source, std::memory_order_seq_cst);
+    // relaxed: a hint; the scan it saves is redone by the re-check in sleep() after its fence.
+    e.priority_attached_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  throw invalid_config_error("fj::priority_group: at most " + std::to_string(k_priority_sources) +
+                             " priority groups may use one pool at the same time");
+}
+
+void pool_core::detach_priority_source(priority_source* source) noexcept {
+  pool_engine& e = *engine_;
+  std::lock_guard lock(e.priority_mutex_);
+  for (auto& slot : e.priority_slots_) {
+    // relaxed: as in attach.
+    if (slot.source.load(std::memory_order_relaxed) != source) continue;
+    // seq_cst, with the seq_cst load of users below: store buffering against a poller's users.fetch_add
+    // (seq_cst) and its load of source (seq_cst). Either the poller loads null, or we see its count and wait.
+    slot.source.store(nullptr, std::memory_order_seq_cst);
+    // seq_cst: as above; the acquire part pairs with the release fetch_sub of a leaving poller, so its use
+    // of the source happens before the group dies. LIFETIME: after this loop reads zero the source may die.
+    while (slot.users.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+    // relaxed: a hint, as in attach.
+    e.priority_attached_.fetch_sub(1, std::memory_order_relaxed);
+    return;
+  }
+}
+
+void pool_core::wake_for_priority_work() noexcept {
+  if (engine_->idle_ != pool_engine::idle_policy::sleep) return;
+  // Start the scan after the calling worker (not at the shared round-robin counter, whose RMW would put a
+  // shared line on every priority spawn).
+  worker_context const* const self = tls_worker;
+  std::size_t const first = self != nullptr && self->pool == this ? self->index + 1 : 0;
+  engine_->wake_one(first, [](const worker_context&) { return true; });
+}
+
 void pool_core::submit_to(std::size_t target, submission* node) noexcept { engine_->submit_to(target, node); }
 std::vector<worker_stats> pool_core::stats() const { return engine_->stats(); }
 

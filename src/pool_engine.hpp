@@ -67,6 +67,17 @@ class pool_engine {
            // waits for
   shared_queue shared_;
   inflight_counter inflight_;
+  // Attached priority sources (priority.md §10): a source pointer and the workers inside it, per slot.
+  struct alignas(128) priority_slot {
+    std::atomic<priority_source*> source{nullptr};
+    std::atomic<std::size_t> users{0};
+    // The attached group's tasks in its storage, kept by the group (attach_priority_source): here, so that an
+    // idle worker reads it without entering the slot. Zero while the slot is free.
+    alignas(64) std::atomic<std::size_t> queued{0};
+  };
+  mutable priority_slot priority_slots_[pool_core::k_priority_sources];
+  std::atomic<std::size_t> priority_attached_{0};  // slots in use: a hint that saves the scan when zero
+  std::mutex priority_mutex_;                      // serialises attach and detach
   std::mutex shutdown_mutex_;
   bool stopped_ = false;
 
@@ -108,6 +119,12 @@ class pool_engine {
   void run_submission(worker_context& w, submission* s);
   // Runs a continuation left behind on w's own deque (steal.hpp take_left_behind).
   bool resume_left_behind(worker_context& w);
+  // Takes tasks from an attached priority source and runs them, at most k_priority_batch in a row
+  // (priority.md §10).
+  static constexpr std::uint32_t k_priority_batch = 64;
+  bool run_priority(worker_context& w);
+  // Whether an attached priority source holds a task (the re-check in sleep()).
+  [[nodiscard]] bool priority_visible() const noexcept;
   // Steals one continuation from another worker and runs it.
   bool try_steal(worker_context& w);
   void run_stolen(worker_context& w, const stolen_continuation& stolen);

@@ -76,6 +76,11 @@ void pool_engine::run(worker_context& w) {
       idle_rounds = 0;
       continue;
     }
+    // Priority tasks (priority.md §10): after everything above, before stealing.
+    if (run_priority(w)) {
+      idle_rounds = 0;
+      continue;
+    }
     if (try_steal(w)) {
       idle_rounds = 0;
       continue;
@@ -135,7 +140,10 @@ bool pool_engine::sleep(worker_context& w) {
   // acquire: pairs with the release store in stop_workers().
   if (work_visible(w) || stop_.load(std::memory_order_acquire)) {
     w.sleep.cancel_wait();
-  } else if (accounting_->must_stay_awake(w.group)) {
+  } else if (priority_visible() || accounting_->must_stay_awake(w.group)) {
+    // A priority group holds a task, which this worker may not be able to see (the relaxed storage hides its
+    // pusher's newest items until the pusher pops them, priority.md §10): stay awake as the awake thief
+    // does (yield, then spin k_awake_rounds), not by running this protocol again on every round.
     w.sleep.cancel_wait();
     // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
     // worker that woke it, and spinning on would keep that worker off the core for a whole time slice.
@@ -190,6 +198,51 @@ bool pool_engine::resume_left_behind(worker_context& w) {
   if (!left) return false;  // thieves took them meanwhile
   run_stolen(w, *left);
   return true;
+}
+
+bool pool_engine::run_priority(worker_context& w) {
+  // relaxed: a hint; a stale zero costs one round of the loop, and the re-check in sleep() scans anyway.
+  if (priority_attached_.load(std::memory_order_relaxed) == 0) return false;
+  for (auto& slot : priority_slots_) {
+    // relaxed: only skips empty slots cheaply; the seq_cst load below decides.
+    if (slot.source.load(std::memory_order_relaxed) == nullptr) continue;
+    // relaxed: a hint, so that idle workers only read shared lines while the group has nothing queued; a
+    // stale zero costs a round, and a worker stays awake while the count is not zero (priority_visible).
+    if (slot.queued.load(std::memory_order_relaxed) == 0) continue;
+    // seq_cst: store buffering with detach_priority_source(): either it sees this count and waits for us,
+    // or our load of the source below sees its null.
+    slot.users.fetch_add(1, std::memory_order_seq_cst);
+    // seq_cst: as above.
+    priority_source* const source = slot.source.load(std::memory_order_seq_cst);
+    void* task = source != nullptr ? source->take(w.index) : nullptr;
+    bool const ran = task != nullptr;
+    if (ran) {
+      // A batch of tasks under one become_active: the accounting's shared read-modify-writes once per batch,
+      // not per task. Bounded, so that the inbox and the shared queue are looked at again soon.
+      become_active(w);
+      for (std::uint32_t n = 0; task != nullptr;
+           task = ++n < k_priority_batch ? source->take(w.index) : nullptr) {
+        source->run(task);
+      }
+      become_thief(w);
+    }
+    // release: pairs with the seq_cst (acquire) load in detach_priority_source(): our use of the source
+    // happens before its owner destroys it. LIFETIME: the source may die after this.
+    slot.users.fetch_sub(1, std::memory_order_release);
+    if (ran) return true;
+  }
+  return false;
+}
+
+bool pool_engine::priority_visible() const noexcept {
+  // relaxed: ordered after the pushes that matter by the fence in sleep() (priority.md §10).
+  if (priority_attached_.load(std::memory_order_relaxed) == 0) return false;
+  for (auto const& slot : priority_slots_) {
+    // relaxed: ordered after a spawner's increment by the fences of the sleep protocol (priority.md §10).
+    // The count lives in the pool, so reading it needs no entry into the slot.
+    if (slot.queued.load(std::memory_order_relaxed) != 0) return true;
+  }
+  return false;
 }
 
 bool pool_engine::try_steal(worker_context& w) {

@@ -11,6 +11,7 @@
 #include "forkjoin/lazy_pool.hpp"
 #include "forkjoin/parallel_invoke.hpp"
 #include "forkjoin/pool_options.hpp"
+#include "forkjoin/priority_group.hpp"
 #include "forkjoin/recursive.hpp"
 #include "forkjoin/resume_on.hpp"
 #include "forkjoin/scope.hpp"

@@ -10,12 +10,14 @@
 // it is on a fork's or a join's path, and keeping it out of the users' translation units keeps their compile
 // times down. Its constructor passes the user's compile-time modes to the library (build_mode.hpp).
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "forkjoin/detail/build_mode.hpp"
+#include "forkjoin/detail/priority_source.hpp"
 #include "forkjoin/detail/root.hpp"
 #include "forkjoin/detail/submission.hpp"
 #include "forkjoin/detail/worker_context.hpp"
@@ -86,6 +88,17 @@ class pool_core {
   void submit_to(std::size_t target, submission* node) noexcept;
 
   [[nodiscard]] std::vector<worker_stats> stats() const;
+
+  // Priority groups (priority_group.hpp, docs/protocols/priority.md §10). attach makes the pool's workers
+  // poll `source` before they steal; `queued` is set to the slot's count of queued tasks, which the group
+  // keeps, before the source is published to the workers. Throws fj::invalid_config_error when
+  // k_priority_sources groups are attached already. detach stops that and returns once no worker is inside
+  // the source any more.
+  static constexpr std::size_t k_priority_sources = 8;
+  void attach_priority_source(priority_source* source, std::atomic<std::size_t>*& queued);
+  void detach_priority_source(priority_source* source) noexcept;
+  // After a push on an attached source: on a lazy or unit pool, wakes one sleeping worker, if any.
+  void wake_for_priority_work() noexcept;
 
   // A child's exception dropped on a thread that is not one of the pool's workers (an fj::scope opened on an
   // ordinary thread, destroyed during unwinding): counted in the first worker's exceptions_dropped.

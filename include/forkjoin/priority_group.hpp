@@ -1,0 +1,304 @@
+#pragma once
+// fj::priority_group: fire-and-forget tasks that the pool's workers run in priority order.
+//
+//   fj::lazy_pool pool(2);
+//   fj::relaxed_priority_group<16> g(pool);      // or strict_priority_group, no_priority_group
+//   g.spawn(0.0, relax, &graph, source);         // priority first: lower = more urgent
+//   g.wait();                                    // every task, and every task they spawned, has finished
+//
+// A task is a plain function call: g.spawn(priority, fn, args...) copies fn and args (as std::thread does:
+// pass std::ref(x) for a reference) and returns at once; some worker of the pool calls fn(args...) later. A
+// task may spawn more tasks into its group. The pool's workers take priority tasks when their own deques,
+// inbox and the pool's shared queue are empty, before they steal (src/scheduler.cpp); among the group's
+// tasks, each takes the most urgent one its storage lets it see (ext/priority_storage.hpp: the strict storage
+// sees all, the relaxed one may miss the K newest pushed by other workers, the no-priority one ignores
+// priorities).
+//
+// spawn may be called from any thread: on a worker of the group's pool the storage's index is that worker's
+// index; any other thread (the one that made the group, a worker of another pool) uses the extra index P (the
+// pool's size), serialised by a mutex, and the pool's workers poll that index when their own finds nothing
+// (docs/protocols/priority.md §10).
+//
+// wait() returns when every task spawned so far has finished, and rethrows the first exception a task threw
+// (the others are counted in the pool's statistics as exceptions_dropped, as fj::scope counts them); no task
+// is dropped because another threw. On an ordinary thread it blocks; on a worker of the group's pool (inside
+// a task of the pool) it runs the group's tasks itself until they are all done. The group may be reused after
+// wait(). The destructor waits too, and drops (counts) an exception nobody collected. The group must be
+// destroyed before its pool; at most pool_core::k_priority_sources groups may use one pool at once.
+//
+// Coroutine tasks: a priority task is a plain function, not an fj::task; it may use fj::scope inside (plain
+// fork-join on the worker's deque) and spawn into any group. Continuations of coroutines and fj::scope
+// children are in the workers' deques, which come first: priorities order only the group's own tasks,
+// never a coroutine's continuation. A coroutine running on the pool may spawn into a group; its wait() then
+// runs the group's tasks on that worker without suspending the coroutine (docs/api.md "Priority groups").
+
+#include <atomic>
+#include <concepts>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "forkjoin/detail/pool_core.hpp"
+#include "forkjoin/detail/priority_source.hpp"
+#include "forkjoin/detail/worker_context.hpp"
+#include "forkjoin/errors.hpp"
+#include "forkjoin/ext/no_priority_storage.hpp"
+#include "forkjoin/ext/priority_storage.hpp"
+#include "forkjoin/ext/relaxed_priority_storage.hpp"
+#include "forkjoin/ext/strict_priority_storage.hpp"
+
+namespace fj {
+
+// A queued priority task, as the group's storage holds it (a pointer: the storages copy values bit for bit).
+struct priority_task {
+  void (*run)(priority_task* self);  // calls the function and frees the task, also when the call throws
+};
+
+namespace detail {
+
+template <class Call>
+struct priority_task_of final : priority_task {
+  template <class... A>
+  explicit priority_task_of(A&&... a) : priority_task{&run_it}, call(std::forward<A>(a)...) {}
+
+  Call call;
+
+  static void run_it(priority_task* base) {
+    const std::unique_ptr<priority_task_of> self(static_cast<priority_task_of*>(base));
+    std::apply([](auto&&... a) { std::invoke(std::move(a)...); }, std::move(self->call));
+  }
+};
+
+// The group whose task this thread is running (wait() from inside it would wait for itself).
+inline constinit thread_local const void* tls_running_group = nullptr;
+
+template <class S>
+inline constexpr bool is_task_storage = false;
+template <class S>
+  requires priority_storage<S>
+inline constexpr bool is_task_storage<S> = std::same_as<typename S::value_type, priority_task*>;
+
+}  // namespace detail
+
+template <class Storage>
+class priority_group final : private detail::priority_source {
+  static_assert(detail::is_task_storage<Storage>,
+                "fj::priority_group<Storage>: Storage must model fj::priority_storage with value_type "
+                "fj::priority_task* (e.g. fj::relaxed_priority_storage<fj::priority_task*, 16>)");
+
+ public:
+  using storage_type = Storage;
+
+  // Attaches the group to `pool`. Throws fj::invalid_config_error when the pool has too many groups.
+  template <class Pool>
+    requires requires(Pool& p) {
+      { p.core() } -> std::same_as<detail::pool_core&>;
+    }
+  explicit priority_group(Pool& pool) : core_(pool.core()), storage_(pool.size() + 1), outside_(pool.size()) {
+    core_.attach_priority_source(this, queued_);
+  }
+
+  priority_group(const priority_group&) = delete;
+  priority_group& operator=(const priority_group&) = delete;
+  priority_group(priority_group&&) = delete;
+  priority_group& operator=(priority_group&&) = delete;
+
+  // Waits for the tasks (an exception not collected by wait() is dropped and counted), then detaches.
+  ~priority_group() {
+    wait_for_tasks();
+    if (exception_) {
+      exception_ = nullptr;
+      count_dropped();
+    }
+    core_.detach_priority_source(this);
+  }
+
+  // Queues fn(args...) with `priority` (lower = more urgent; infinities allowed). Throws fj::priority_error
+  // for a NaN priority and std::bad_alloc; then nothing is queued.
+  template <class F, class... Args>
+  void spawn(double priority, F&& fn, Args&&... args) {
+    static_assert(std::is_invocable_v<std::decay_t<F>, std::decay_t<Args>...>,
+                  "fj::priority_group::spawn(priority, fn, args...): fn(args...) must be callable with the "
+                  "arguments copied (pass std::ref(x) for a reference)");
+    detail::check_priority(priority);
+    using task_type = detail::priority_task_of<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>;
+    auto task = std::make_unique<task_type>(std::forward<F>(fn), std::forward<Args>(args)...);
+    // relaxed: the count only has to be non-zero until this task finishes; its decrement comes after the
+    // task runs, which the storage orders after the push (RMWs on one atomic read the latest value).
+    pending_.fetch_add(1, std::memory_order_relaxed);
+    // relaxed: ordered before the re-check of a worker going to sleep by the seq_cst fences of
+    // wake_for_priority_work() and sleep() (priority.md §10); the storage orders the decrement after it.
+    queued_->fetch_add(1, std::memory_order_relaxed);
+    try {
+      if (detail::worker_context* w = detail::tls_worker; w != nullptr && w->pool == &core_) {
+        storage_.push(w->index, task.get(), priority);
+      } else {
+        const std::lock_guard<std::mutex> lock(outside_mutex_);
+        storage_.push(outside_, task.get(), priority);
+        // relaxed: a hint that lets workers skip the outside index (take()); the mutex orders the storage.
+        outside_queued_.store(outside_queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      }
+    } catch (...) {
+      // relaxed: as above; the task was never visible.
+      queued_->fetch_sub(1, std::memory_order_relaxed);
+      finish_one();
+      throw;
+    }
+    // LIFETIME: a worker may run and free the task from here on.
+    (void)task.release();
+    core_.wake_for_priority_work();
+  }
+
+  // Waits for every task spawned so far and the tasks they spawned; rethrows the first exception. Throws
+  // fj::deadlock_error from inside a task of this group (it would wait for itself).
+  void wait() {
+    if (detail::tls_running_group == this) {
+      throw deadlock_error(
+          "fj::priority_group::wait() was called from a task of the same group, which would wait for itself; "
+          "wait from the code that owns the group");
+    }
+    wait_for_tasks();
+    if (exception_) {
+      // relaxed: no task runs now; the next wait() starts a new round.
+      claimed_.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(std::exchange(exception_, nullptr));
+    }
+  }
+
+  // Tasks spawned and not yet finished (a snapshot).
+  [[nodiscard]] std::size_t pending() const noexcept {
+    // relaxed: a snapshot.
+    return pending_.load(std::memory_order_relaxed);
+  }
+
+  [[nodiscard]] Storage& storage() noexcept { return storage_; }
+
+ private:
+  // ---- priority_source: what the pool's workers call ----
+
+  [[nodiscard]] void* take(std::size_t worker) noexcept override {
+    // relaxed: skips the storage when nothing is queued; a stale zero costs one round of the scheduler loop,
+    // and a worker going to sleep reads it again after its fence (priority_visible).
+    if (queued_->load(std::memory_order_relaxed) == 0) {
+      return nullptr;
+    }
+    std::optional<priority_task*> got;
+    try {
+      got = storage_.pop(worker);
+      // What the outside index holds only its pusher's pop could be sure to see: the workers take turns.
+      // relaxed: a hint, so that workers do not take the mutex's line from each other when the outside
+      // index is empty. A stale zero costs a round: the worker stays awake while queued_ is not zero.
+      if (!got && outside_queued_.load(std::memory_order_relaxed) != 0 && outside_mutex_.try_lock()) {
+        const std::lock_guard<std::mutex> lock(outside_mutex_, std::adopt_lock);
+        got = storage_.pop(outside_);
+        if (got) {
+          // relaxed: as in spawn(), under the mutex.
+          outside_queued_.store(outside_queued_.load(std::memory_order_relaxed) - 1,
+                                std::memory_order_relaxed);
+        }
+      }
+    } catch (...) {
+      // std::bad_alloc while the relaxed storage records new items: nothing is lost, the next poll goes on.
+      return nullptr;
+    }
+    if (!got) {
+      return nullptr;
+    }
+    // relaxed: after the pop that took the task (program order), so a re-check that reads zero has no task
+    // to miss.
+    queued_->fetch_sub(1, std::memory_order_relaxed);
+    return *got;
+  }
+
+  void run(void* task) noexcept override {
+    auto* const t = static_cast<priority_task*>(task);
+    const void* const outer = std::exchange(detail::tls_running_group, this);
+    try {
+      t->run(t);
+    } catch (...) {
+      capture(std::current_exception());
+    }
+    detail::tls_running_group = outer;
+    finish_one();
+  }
+
+  // ---- the group's own state ----
+
+  void capture(std::exception_ptr e) noexcept {
+    // relaxed: one winner; its write of exception_ reaches wait() through the release decrement of pending_.
+    if (!claimed_.exchange(true, std::memory_order_relaxed)) {
+      exception_ = std::move(e);
+    } else {
+      count_dropped();
+    }
+  }
+
+  void count_dropped() noexcept {
+    if (detail::worker_context* w = detail::tls_worker; w != nullptr) {
+      detail::worker_counters::bump(w->counters.exceptions_dropped);
+    } else {
+      core_.count_dropped_exception();
+    }
+  }
+
+  // A task has finished (or failed to be queued).
+  void finish_one() noexcept {
+    // acq_rel: the release pairs with the acquire loads in wait_for_tasks(): the task's effects and its
+    // exception happen before wait() returns; the acquire orders the earlier finishers' before our notify.
+    // LIFETIME: once this reads 1 the waiter may return; the group stays alive until this worker leaves the
+    // pool's slot (detach_priority_source waits for it), or this is the waiting thread itself.
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      pending_.notify_all();
+    }
+  }
+
+  void wait_for_tasks() {
+    if (detail::worker_context* w = detail::tls_worker; w != nullptr && w->pool == &core_) {
+      // A worker of the pool: run the group's tasks here instead of blocking a worker they may need.
+      // acquire: pairs with the release decrements in finish_one().
+      while (pending_.load(std::memory_order_acquire) != 0) {
+        if (void* const task = take(w->index)) {
+          run(task);
+        } else {
+          std::this_thread::yield();
+        }
+      }
+      return;
+    }
+    for (;;) {
+      // acquire: pairs with the release decrements in finish_one().
+      const std::size_t n = pending_.load(std::memory_order_acquire);
+      if (n == 0) {
+        return;
+      }
+      // acquire: as above. Woken by the notify of the decrement to zero.
+      pending_.wait(n, std::memory_order_acquire);
+    }
+  }
+
+  detail::pool_core& core_;
+  Storage storage_;
+  std::size_t const outside_;  // the storage index of threads that are not workers of the pool
+  std::mutex outside_mutex_;   // serialises the users of that index
+  std::atomic<std::size_t> outside_queued_{0};        // values at that index (written under the mutex)
+  alignas(128) std::atomic<std::size_t> pending_{0};  // spawned, not finished
+  // In the storage: pushed (or being pushed), not taken. The pool's slot for this group holds it.
+  std::atomic<std::size_t>* queued_ = nullptr;
+  std::atomic<bool> claimed_{false};
+  std::exception_ptr exception_;
+};
+
+// The three storages, ready to use.
+using strict_priority_group = priority_group<strict_priority_storage<priority_task*>>;
+template <std::size_t K>
+using relaxed_priority_group = priority_group<relaxed_priority_storage<priority_task*, K>>;
+using no_priority_group = priority_group<no_priority_storage<priority_task*>>;
+
+}  // namespace fj

@@ -1,0 +1,288 @@
+// fj::priority_group (include/forkjoin/priority_group.hpp, docs/protocols/priority.md §10): priority tasks
+// on a pool. Order on one worker for each storage, exceptions (the first rethrown, the others counted, no
+// task lost), nested spawns, waiting from an ordinary thread and from a worker, reuse, lazy pools waking for
+// priority work, and each misuse: NaN, wait from inside the group, too many groups.
+
+#include <gtest/gtest.h>
+#include <forkjoin/forkjoin.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "support/test_config.hpp"
+
+namespace {
+
+// Records the order in which tasks ran (on one worker, no lock needed; the mutex keeps TSan quiet on more).
+struct order_log {
+  std::mutex mutex;
+  std::vector<double> ran;
+  void add(double p) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    ran.push_back(p);
+  }
+};
+
+// On a one-worker pool, a first task spawns `priorities` into the group while it runs, so that nothing of
+// them runs before it returns; the worker then drains the storage.
+template <class Group>
+std::vector<double> run_order(const std::vector<double>& priorities) {
+  fj::lazy_pool pool(1);
+  Group g(pool);
+  order_log log;
+  g.spawn(0.0, [&] {
+    for (double p : priorities) {
+      g.spawn(p, [&log, p] { log.add(p); });
+    }
+  });
+  g.wait();
+  return log.ran;
+}
+
+std::vector<double> shuffled_priorities(std::size_t n) {
+  std::vector<double> p(n);
+  for (std::size_t i = 0; i < n; ++i) p[i] = static_cast<double>(i % 97) - 30.5;
+  std::mt19937_64 rng(fj::test::default_seed);
+  std::shuffle(p.begin(), p.end(), rng);
+  return p;
+}
+
+TEST(PriorityGroup, StrictStorageRunsTasksInPriorityOrderOnOneWorker) {
+  std::vector<double> const p = shuffled_priorities(500);
+  std::vector<double> ran = run_order<fj::strict_priority_group>(p);
+  std::vector<double> expected = p;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ran, expected);
+}
+
+TEST(PriorityGroup, RelaxedStorageRunsItsOwnPushesInPriorityOrderOnOneWorker) {
+  // One worker sees every item it pushed: no relaxation applies.
+  std::vector<double> const p = shuffled_priorities(500);
+  std::vector<double> ran = run_order<fj::relaxed_priority_group<8>>(p);
+  std::vector<double> expected = p;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(ran, expected);
+}
+
+TEST(PriorityGroup, NoPriorityStorageIgnoresPrioritiesAndRunsNewestFirst) {
+  std::vector<double> const p = shuffled_priorities(100);
+  std::vector<double> ran = run_order<fj::no_priority_group>(p);
+  std::vector<double> expected(p.rbegin(), p.rend());
+  EXPECT_EQ(ran, expected);
+}
+
+TEST(PriorityGroup, InfinitePrioritiesAreOrdered) {
+  double const inf = std::numeric_limits<double>::infinity();
+  std::vector<double> ran = run_order<fj::strict_priority_group>({inf, 1.0, -inf, 0.0});
+  EXPECT_EQ(ran, (std::vector<double>{-inf, 0.0, 1.0, inf}));
+}
+
+TEST(PriorityGroup, SpawnsFromAnOrdinaryThreadRunInPriorityOrderOnOneWorker) {
+  // The worker is held busy until every spawn is queued (at the outside index, priority.md §10).
+  fj::lazy_pool pool(1);
+  fj::strict_priority_group g(pool);
+  std::atomic<bool> go{false};
+  g.spawn(-1e9, [&] {
+    while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+  });
+  order_log log;
+  std::vector<double> const p = shuffled_priorities(200);
+  for (double x : p) g.spawn(x, [&log, x] { log.add(x); });
+  go.store(true, std::memory_order_release);
+  g.wait();
+  std::vector<double> expected = p;
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(log.ran, expected);
+}
+
+// A tree of tasks: each node below `depth` spawns `fanout` children with random priorities.
+template <class Group>
+void tree(Group& g, std::atomic<std::uint64_t>& count, int depth, int fanout, std::uint64_t seed) {
+  count.fetch_add(1, std::memory_order_relaxed);
+  if (depth == 0) return;
+  for (int i = 0; i < fanout; ++i) {
+    std::uint64_t const child_seed = seed * 6364136223846793005ULL + static_cast<std::uint64_t>(i) + 1;
+    g.spawn(static_cast<double>(child_seed % 1000),
+            [&g, &count, depth, fanout, child_seed] { tree(g, count, depth - 1, fanout, child_seed); });
+  }
+}
+
+std::uint64_t tree_size(int depth, int fanout) {
+  std::uint64_t n = 0;
+  std::uint64_t level = 1;
+  for (int d = 0; d <= depth; ++d, level *= static_cast<std::uint64_t>(fanout)) n += level;
+  return n;
+}
+
+template <class Group, class Pool>
+void nested_spawns_all_run(Pool& pool) {
+  Group g(pool);
+  std::atomic<std::uint64_t> count{0};
+  g.spawn(0.0, [&] { tree(g, count, 6, 3, 1); });
+  g.wait();
+  EXPECT_EQ(count.load(), tree_size(6, 3));
+  EXPECT_EQ(g.pending(), 0U);
+}
+
+TEST(PriorityGroup, NestedSpawnsAllRunBeforeWaitReturnsOnEachStorageAndPool) {
+  fj::lazy_pool lazy(2);
+  fj::busy_pool busy(2);
+  fj::unit_pool unit;
+  nested_spawns_all_run<fj::strict_priority_group>(lazy);
+  nested_spawns_all_run<fj::relaxed_priority_group<4>>(lazy);
+  nested_spawns_all_run<fj::no_priority_group>(lazy);
+  nested_spawns_all_run<fj::strict_priority_group>(busy);
+  nested_spawns_all_run<fj::relaxed_priority_group<4>>(busy);
+  nested_spawns_all_run<fj::no_priority_group>(busy);
+  nested_spawns_all_run<fj::relaxed_priority_group<4>>(unit);
+}
+
+TEST(PriorityGroup, FirstExceptionIsRethrownTheOthersCountedAndNoTaskLost) {
+  fj::lazy_pool pool(2);
+  auto dropped = [&] {
+    std::uint64_t n = 0;
+    for (const auto& s : pool.stats()) n += s.exceptions_dropped;
+    return n;
+  };
+  std::uint64_t const before = dropped();
+  fj::relaxed_priority_group<4> g(pool);
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 50; ++i) {
+    g.spawn(static_cast<double>(i), [&ran, i] {
+      ran.fetch_add(1, std::memory_order_relaxed);
+      if (i % 10 == 0) throw std::runtime_error("task " + std::to_string(i));
+    });
+  }
+  EXPECT_THROW(g.wait(), std::runtime_error);
+  EXPECT_EQ(ran.load(), 50);
+  EXPECT_EQ(dropped() - before, 4U);
+  // The group is reusable: a new round with no exception.
+  g.spawn(1.0, [&ran] { ran.fetch_add(1, std::memory_order_relaxed); });
+  EXPECT_NO_THROW(g.wait());
+  EXPECT_EQ(ran.load(), 51);
+}
+
+TEST(PriorityGroup, AnExceptionNotCollectedByWaitIsCountedByTheDestructor) {
+  fj::lazy_pool pool(1);
+  {
+    fj::strict_priority_group g(pool);
+    g.spawn(0.0, [] { throw std::runtime_error("never collected"); });
+  }
+  std::uint64_t n = 0;
+  for (const auto& s : pool.stats()) n += s.exceptions_dropped;
+  EXPECT_EQ(n, 1U);
+}
+
+TEST(PriorityGroup, WaitOnAWorkerOfThePoolRunsTheTasksItself) {
+  // One worker: the waiting task is the only one that can run the group's tasks.
+  fj::lazy_pool pool(1);
+  std::uint64_t const count = fj::sync_wait(pool, [&pool] {
+    fj::strict_priority_group g(pool);
+    std::atomic<std::uint64_t> n{0};
+    g.spawn(0.0, [&] { tree(g, n, 4, 3, 7); });
+    g.wait();
+    return n.load();
+  });
+  EXPECT_EQ(count, tree_size(4, 3));
+}
+
+TEST(PriorityGroup, TasksMayUseAScopeInside) {
+  fj::lazy_pool pool(2);
+  fj::relaxed_priority_group<4> g(pool);
+  std::atomic<long> sum{0};
+  for (int i = 0; i < 20; ++i) {
+    g.spawn(static_cast<double>(i), [&sum] {
+      long a = 0;
+      long b = 0;
+      fj::scope s;
+      s.spawn([&a] { a = 1; });
+      b = 2;
+      s.sync();
+      sum.fetch_add(a + b, std::memory_order_relaxed);
+    });
+  }
+  g.wait();
+  EXPECT_EQ(sum.load(), 60);
+}
+
+TEST(PriorityGroup, ACoroutineTaskMaySpawnIntoAGroupAndWait) {
+  fj::lazy_pool pool(2);
+  auto body = [](fj::lazy_pool* p) -> fj::task<int> {
+    fj::relaxed_priority_group<4> g(*p);
+    std::atomic<int> n{0};
+    for (int i = 0; i < 30; ++i) g.spawn(static_cast<double>(-i), [&n] { n.fetch_add(1); });
+    g.wait();
+    co_return n.load();
+  };
+  EXPECT_EQ(fj::sync_wait(pool, body, &pool), 30);
+}
+
+TEST(PriorityGroup, NanPriorityThrowsPriorityErrorAndQueuesNothing) {
+  fj::lazy_pool pool(1);
+  fj::strict_priority_group g(pool);
+  bool ran = false;
+  EXPECT_THROW(g.spawn(std::nan(""), [&ran] { ran = true; }), fj::priority_error);
+  EXPECT_EQ(g.pending(), 0U);
+  g.wait();
+  EXPECT_FALSE(ran);
+}
+
+TEST(PriorityGroup, NanPriorityFromInsideATaskReachesWait) {
+  fj::busy_pool pool(2);
+  fj::relaxed_priority_group<4> g(pool);
+  g.spawn(0.0, [&g] { g.spawn(std::nan(""), [] {}); });
+  EXPECT_THROW(g.wait(), fj::priority_error);
+}
+
+TEST(PriorityGroup, WaitFromATaskOfTheSameGroupThrowsDeadlockError) {
+  fj::lazy_pool pool(2);
+  fj::strict_priority_group g(pool);
+  g.spawn(0.0, [&g] { g.wait(); });
+  EXPECT_THROW(g.wait(), fj::deadlock_error);
+}
+
+TEST(PriorityGroup, MoreGroupsThanSlotsOnOnePoolIsAConfigurationError) {
+  fj::lazy_pool pool(1);
+  std::vector<std::unique_ptr<fj::strict_priority_group>> groups;
+  groups.reserve(fj::detail::pool_core::k_priority_sources);
+  for (std::size_t i = 0; i < fj::detail::pool_core::k_priority_sources; ++i) {
+    groups.push_back(std::make_unique<fj::strict_priority_group>(pool));
+  }
+  EXPECT_THROW(fj::strict_priority_group extra(pool), fj::invalid_config_error);
+  groups.pop_back();
+  fj::strict_priority_group again(pool);  // a slot is free again
+  std::atomic<int> n{0};
+  again.spawn(0.0, [&n] { n.fetch_add(1); });
+  again.wait();
+  EXPECT_EQ(n.load(), 1);
+}
+
+TEST(PriorityGroup, SleepingLazyWorkersWakeForPriorityTasks) {
+  fj::lazy_pool pool(2);
+  // Let both workers fall asleep.
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (pool.sleeping() < 2 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  fj::relaxed_priority_group<16> g(pool);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> n{0};
+    g.spawn(0.0, [&n] { n.fetch_add(1); });
+    g.wait();
+    EXPECT_EQ(n.load(), 1);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+}  // namespace
