@@ -287,8 +287,12 @@ class priority_group final : private detail::priority_source {
   Storage storage_;
   std::size_t const outside_;  // the storage index of threads that are not workers of the pool
   std::mutex outside_mutex_;   // serialises the users of that index
-  std::atomic<std::size_t> outside_queued_{0};        // values at that index (written under the mutex)
-  alignas(128) std::atomic<std::size_t> pending_{0};  // spawned, not finished
+  std::atomic<std::size_t> outside_queued_{0};  // values at that index (written under the mutex)
+  // Padding, not alignas: a group may be a local of a task, and coroutine frames are not allocated with more
+  // than the default alignment.
+  [[maybe_unused]] std::byte pad_before_pending_[128]{};
+  std::atomic<std::size_t> pending_{0};  // spawned, not finished
+  [[maybe_unused]] std::byte pad_after_pending_[128]{};
   // In the storage: pushed (or being pushed), not taken. The pool's slot for this group holds it.
   std::atomic<std::size_t>* queued_ = nullptr;
   std::atomic<bool> claimed_{false};

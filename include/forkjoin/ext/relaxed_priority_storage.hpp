@@ -404,8 +404,12 @@ class relaxed_priority_storage {
 
   std::size_t workers_count_;
   std::unique_ptr<worker_state[]> workers_;
-  alignas(128) std::atomic<std::uint64_t> tail_{0};
-  alignas(128) std::atomic<std::size_t> blocks_live_{0};
+  // Padding, not alignas: the storage may live in a coroutine frame (a priority_group local to a task),
+  // which is not allocated with more than the default alignment.
+  [[maybe_unused]] std::byte pad_before_tail_[128]{};
+  std::atomic<std::uint64_t> tail_{0};
+  [[maybe_unused]] std::byte pad_before_blocks_[128]{};
+  std::atomic<std::size_t> blocks_live_{0};
 };
 
 }  // namespace fj
