@@ -9,6 +9,7 @@
 // less/greater function objects on integer and pointer types, which go to std::sort.
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <functional>
@@ -139,12 +140,66 @@ void serial_sort(It first, It last, Comp& comp, int depth) {
   }
 }
 
+// Whether no element of [lo, hi) is less than the one before it (the first element has none). Bounded by
+// the range whatever the comparator answers.
+template <class It, class Comp>
+[[nodiscard]] bool no_descent(It first, std::size_t lo, std::size_t hi, Comp& comp) {
+  lo = std::max<std::size_t>(lo, 1);
+  if (hi <= lo) return true;
+  using T = std::iter_value_t<It>;
+  if constexpr (known_strict_weak_order<Comp, T> && std::contiguous_iterator<It>) {
+    // Integers in memory: after a few elements (where a random input shows a descent), compare a block at
+    // a time with no branch per element, which the compiler vectorises, so that a sorted input is checked
+    // at the speed of reading it.
+    T const* p = std::to_address(first);
+    std::size_t const head = std::min(hi, lo + 16);
+    for (std::size_t i = lo; i < head; ++i) {
+      if (comp(p[i], p[i - 1])) return false;
+    }
+    constexpr std::size_t block = 512;
+    std::size_t i = head;
+    for (; i + block <= hi; i += block) {
+      bool descent = false;
+      for (std::size_t j = i; j < i + block; ++j) descent |= comp(p[j], p[j - 1]);
+      if (descent) return false;
+    }
+    for (; i < hi; ++i) {
+      if (comp(p[i], p[i - 1])) return false;
+    }
+    return true;
+  } else {
+    return std::is_sorted(at(first, lo - 1), at(first, hi), std::ref(comp));
+  }
+}
+
 // A sorted input (common in practice) costs one pass; an unsorted one is usually found out within a few
-// elements. Bounded by the range whatever the comparator answers.
+// elements.
 template <class It, class Comp>
 [[nodiscard]] bool already_sorted(It first, std::size_t n, Comp& comp) {
-  return std::is_sorted(first, at(first, n), std::ref(comp));
+  return no_descent(first, 0, n, comp);
 }
+
+// The sortedness check as a loop over the pool (loop.hpp), so that a long sorted input is read by every
+// worker; the first descent any piece finds stops the others.
+template <class It, class Comp>
+struct sorted_ctx : piece_state {
+  sorted_ctx(It f, Comp* c) : first(f), comp(c) {}
+
+  It first;
+  Comp* comp;
+  // relaxed: written by the piece that finds a descent and read after the joins, which order it.
+  std::atomic<bool> descent{false};
+
+  void run(std::size_t lo, std::size_t hi) {
+    if (stop.stopped()) return;
+    stopping_on_throw(stop, [&] {
+      if (!no_descent(first, lo, hi, *comp)) {
+        descent.store(true, std::memory_order_relaxed);
+        stop.stop();
+      }
+    });
+  }
+};
 
 [[nodiscard]] inline int depth_limit(std::size_t n) noexcept {
   return 2 * static_cast<int>(std::bit_width(n)) + 2;
