@@ -77,8 +77,8 @@ void median_to_first(It a, It b, It c, Comp& comp) {
 // The bulk of a Hoare partition for integers in memory under a standard order (BlockQuicksort, Edelkamp and
 // Weiss): each side records, without a branch per element, where in its next block the elements on the wrong
 // side of the pivot *p are, and those are swapped in pairs. Mispredicted branches are most of a branchy
-// partition's time on random keys. Returns the part of (p, p + n) left for the caller's scan, fewer than three
-// blocks: before it no element is greater than the pivot, after it none is less.
+// partition's time on random keys. Returns the part of (p, p + n) left for the caller's scan, at most
+// two blocks: before it no element is greater than the pivot, after it none is less.
 template <class T, class Comp>
 std::pair<std::size_t, std::size_t> block_partition(T* p, std::size_t n, Comp& comp) {
   constexpr std::size_t block = 64;
