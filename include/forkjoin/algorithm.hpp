@@ -155,11 +155,29 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   co_return at(d_first, n);
 }
 
+// Whether the range is sorted already: serially below the sort's serial cutoff (or on one worker), else as
+// a loop on the pool, whose timed serial prefix finds the descent of an unsorted input.
+template <scheduler Pool, class It, class Comp>
+bool sorted_on(Pool& pool, It first, std::size_t n, Comp& comp) {
+  if (n < sort_serial_cutoff || pool.core().size() == 1) return already_sorted(first, n, comp);
+  sorted_ctx<It, Comp> ctx(first, &comp);
+  loop_on(pool, ctx, n, partition{});
+  return !ctx.descent.load(std::memory_order_relaxed);  // relaxed: the joins ordered the store
+}
+
+template <class It, class Comp>
+task<bool> sorted_in_task(It first, std::size_t n, Comp* comp) {
+  sorted_ctx<It, Comp> ctx(first, comp);
+  co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, partition{});
+  co_await fj::join;
+  co_return !ctx.descent.load(std::memory_order_relaxed);  // relaxed: the call's join ordered the store
+}
+
 template <scheduler Pool, class It, class Comp>
 void sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  if (already_sorted(first, n, comp)) return;
+  if (sorted_on(pool, first, n, comp)) return;
   if (n < sort_serial_cutoff || pool.core().size() == 1) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
     return;
@@ -171,7 +189,14 @@ void sort_on(Pool& pool, It first, It last, Comp& comp) {
 template <class It, class Comp>
 task<void> sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
-  if (already_sorted(first, n, comp)) co_return;
+  bool sorted = true;
+  if (n < sort_serial_cutoff) {  // no child task for a small input
+    sorted = already_sorted(first, n, comp);
+  } else {
+    co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
+    co_await fj::join;
+  }
+  if (sorted) co_return;
   if (n < sort_leaf) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
     co_return;
@@ -185,7 +210,7 @@ template <scheduler Pool, class It, class Comp>
 void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  if (already_sorted(first, n, comp)) return;
+  if (sorted_on(pool, first, n, comp)) return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
     return;
@@ -202,7 +227,14 @@ void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
 template <class It, class Comp>
 task<void> stable_sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
-  if (already_sorted(first, n, comp)) co_return;
+  bool sorted = true;
+  if (n < sort_serial_cutoff) {  // no child task for a small input
+    sorted = already_sorted(first, n, comp);
+  } else {
+    co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
+    co_await fj::join;
+  }
+  if (sorted) co_return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
     co_return;

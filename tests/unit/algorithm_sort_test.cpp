@@ -56,6 +56,43 @@ TEST(AlgorithmSort, SortAndStableSortMatchStdOnRandomSortedAndEqualInputs) {
   });
 }
 
+// The sortedness check runs before every sort, on the pool for long inputs, a block at a time for integers
+// in memory with a standard order: a sorted input with a single descent anywhere (the first elements, either
+// side of a block boundary, the last element) must still be sorted, on every path, in ordinary code and in
+// a task.
+TEST(AlgorithmSort, SortedInputsWithOneDescentAreSorted) {
+  on_every_pool([](auto& pool) {
+    for (std::size_t n : {std::size_t{2}, std::size_t{17}, std::size_t{1009}, std::size_t{5003}, large()}) {
+      std::vector<int> sorted(n);
+      for (std::size_t i = 0; i < n; ++i) sorted[i] = static_cast<int>(i);
+      std::vector<std::size_t> at{1, 2, 15, 16, 17, 528, 529, n / 2, n - 512, n - 1, random_index(n)};
+      for (std::size_t p : at) {
+        if (p == 0 || p >= n) continue;
+        auto input = sorted;
+        std::swap(input[p - 1], input[p]);
+        auto a = input;
+        fj::sort(pool, a);  // std::less<> on int in a vector: the block check
+        EXPECT_EQ(a, sorted) << "n=" << n << " p=" << p;
+        std::deque<int> d(input.begin(), input.end());
+        fj::stable_sort(pool, d.begin(), d.end());  // not contiguous: std::is_sorted
+        EXPECT_TRUE(std::equal(d.begin(), d.end(), sorted.begin(), sorted.end())) << "n=" << n << " p=" << p;
+        auto b = input;
+        fj::stable_sort(pool, b, [](int x, int y) { return x < y; });  // a lambda: std::is_sorted
+        EXPECT_EQ(b, sorted) << "n=" << n << " p=" << p;
+        auto c = input;
+        bool ok = fj::sync_wait(pool, [&]() -> fj::task<bool> {
+          co_await fj::call(fj::co::sort, c.begin(), c.end());
+          co_return c == sorted;
+        });
+        EXPECT_TRUE(ok) << "n=" << n << " p=" << p;
+      }
+      auto a = sorted;  // and a sorted input stays as it is
+      fj::sort(pool, a);
+      EXPECT_EQ(a, sorted);
+    }
+  });
+}
+
 // The stable sort's buffer is scratch for default-constructible elements (the sort starts from the range) and
 // holds the moved-out input for the others (the sort starts from the buffer): both, serial and parallel.
 struct no_default {

@@ -9,6 +9,7 @@
 // less/greater function objects on integer and pointer types, which go to std::sort.
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <functional>
@@ -73,6 +74,54 @@ void median_to_first(It a, It b, It c, Comp& comp) {
   std::iter_swap(a, b);
 }
 
+// The bulk of a Hoare partition for integers in memory under a standard order (BlockQuicksort, Edelkamp and
+// Weiss): each side records, without a branch per element, where in its next block the elements on the wrong
+// side of the pivot *p are, and those are swapped in pairs. Mispredicted branches are most of a branchy
+// partition's time on random keys. Returns the part of (p, p + n) left for the caller's scan, at most
+// two blocks: before it no element is greater than the pivot, after it none is less.
+template <class T, class Comp>
+std::pair<std::size_t, std::size_t> block_partition(T* p, std::size_t n, Comp& comp) {
+  constexpr std::size_t block = 64;
+  T const pivot = p[0];
+  T* l = p + 1;
+  T* r = p + n;  // [l, r) is not partitioned yet
+  unsigned char wrong_l[block];
+  unsigned char wrong_r[block];
+  std::size_t count_l = 0;
+  std::size_t count_r = 0;
+  std::size_t start_l = 0;
+  std::size_t start_r = 0;
+  while (static_cast<std::size_t>(r - l) > 2 * block) {
+    if (count_l == 0) {
+      start_l = 0;
+      for (std::size_t k = 0; k < block; ++k) {
+        wrong_l[count_l] = static_cast<unsigned char>(k);
+        count_l += static_cast<std::size_t>(!comp(l[k], pivot));
+      }
+    }
+    if (count_r == 0) {
+      start_r = 0;
+      for (std::size_t k = 0; k < block; ++k) {
+        wrong_r[count_r] = static_cast<unsigned char>(k);
+        count_r += static_cast<std::size_t>(!comp(pivot, *(r - 1 - k)));
+      }
+    }
+    std::size_t const pairs = std::min(count_l, count_r);
+    for (std::size_t k = 0; k < pairs; ++k) {
+      std::swap(l[wrong_l[start_l + k]], *(r - 1 - wrong_r[start_r + k]));
+    }
+    count_l -= pairs;
+    count_r -= pairs;
+    start_l += pairs;
+    start_r += pairs;
+    // A block is done once it has no element left on the wrong side; a block with some left stays in
+    // [l, r), where the caller's scan finds them if the loop ends first.
+    if (count_l == 0) l += block;
+    if (count_r == 0) r -= block;
+  }
+  return {static_cast<std::size_t>(l - p), static_cast<std::size_t>(r - p)};
+}
+
 // Hoare partition around a pivot chosen by a median of three (of three medians for long ranges), with both
 // scans bounded by each other. Returns the pivot's final place p: [first, p) holds no element greater than
 // it, (p, last) none less, for a strict weak order; for any comparator both sides are shorter than the range.
@@ -93,6 +142,11 @@ It partition_around_pivot(It first, It last, Comp& comp) {
   }
   It i = first + 1;
   It j = last - 1;
+  if constexpr (known_strict_weak_order<Comp, std::iter_value_t<It>> && std::contiguous_iterator<It>) {
+    auto const [lo, hi] = block_partition(std::to_address(first), static_cast<std::size_t>(n), comp);
+    i = first + static_cast<std::ptrdiff_t>(lo);
+    j = first + static_cast<std::ptrdiff_t>(hi) - 1;
+  }
   while (true) {
     while (i <= j && comp(*i, *first)) ++i;
     while (i <= j && comp(*first, *j)) --j;
@@ -117,7 +171,7 @@ void heap_sort(It first, It last, Comp& comp) {
 template <class It, class Comp>
 void serial_sort(It first, It last, Comp& comp, int depth) {
   using T = std::iter_value_t<It>;
-  if constexpr (known_strict_weak_order<Comp, T>) {
+  if constexpr (known_strict_weak_order<Comp, T> && !std::contiguous_iterator<It>) {
     (void)depth;
     std::sort(first, last, comp);
   } else {
@@ -139,12 +193,66 @@ void serial_sort(It first, It last, Comp& comp, int depth) {
   }
 }
 
+// Whether no element of [lo, hi) is less than the one before it (the first element has none). Bounded by
+// the range whatever the comparator answers.
+template <class It, class Comp>
+[[nodiscard]] bool no_descent(It first, std::size_t lo, std::size_t hi, Comp& comp) {
+  lo = std::max<std::size_t>(lo, 1);
+  if (hi <= lo) return true;
+  using T = std::iter_value_t<It>;
+  if constexpr (known_strict_weak_order<Comp, T> && std::contiguous_iterator<It>) {
+    // Integers in memory: after a few elements (where a random input shows a descent), compare a block at
+    // a time with no branch per element, which the compiler vectorises, so that a sorted input is checked
+    // at the speed of reading it.
+    T const* p = std::to_address(first);
+    std::size_t const head = std::min(hi, lo + 16);
+    for (std::size_t i = lo; i < head; ++i) {
+      if (comp(p[i], p[i - 1])) return false;
+    }
+    constexpr std::size_t block = 512;
+    std::size_t i = head;
+    for (; i + block <= hi; i += block) {
+      bool descent = false;
+      for (std::size_t j = i; j < i + block; ++j) descent |= comp(p[j], p[j - 1]);
+      if (descent) return false;
+    }
+    for (; i < hi; ++i) {
+      if (comp(p[i], p[i - 1])) return false;
+    }
+    return true;
+  } else {
+    return std::is_sorted(at(first, lo - 1), at(first, hi), std::ref(comp));
+  }
+}
+
 // A sorted input (common in practice) costs one pass; an unsorted one is usually found out within a few
-// elements. Bounded by the range whatever the comparator answers.
+// elements.
 template <class It, class Comp>
 [[nodiscard]] bool already_sorted(It first, std::size_t n, Comp& comp) {
-  return std::is_sorted(first, at(first, n), std::ref(comp));
+  return no_descent(first, 0, n, comp);
 }
+
+// The sortedness check as a loop over the pool (loop.hpp), so that a long sorted input is read by every
+// worker; the first descent any piece finds stops the others.
+template <class It, class Comp>
+struct sorted_ctx : piece_state {
+  sorted_ctx(It f, Comp* c) : first(f), comp(c) {}
+
+  It first;
+  Comp* comp;
+  // relaxed: written by the piece that finds a descent and read after the joins, which order it.
+  std::atomic<bool> descent{false};
+
+  void run(std::size_t lo, std::size_t hi) {
+    if (stop.stopped()) return;
+    stopping_on_throw(stop, [&] {
+      if (!no_descent(first, lo, hi, *comp)) {
+        descent.store(true, std::memory_order_relaxed);
+        stop.stop();
+      }
+    });
+  }
+};
 
 [[nodiscard]] inline int depth_limit(std::size_t n) noexcept {
   return 2 * static_cast<int>(std::bit_width(n)) + 2;
