@@ -303,4 +303,8 @@ void pool_core::submit_root(root_base& root, frame* task) {
   engine_->submit_any(&root.node);
 }
 
+void pool_core::prewake() noexcept {
+  if (engine_->idle_ == pool_engine::idle_policy::sleep) engine_->wake_a_sleeper();
+}
+
 }  // namespace fj::detail

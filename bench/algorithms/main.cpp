@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <unistd.h>
+
 #include "kernels.hpp"
 
 namespace {
@@ -34,6 +36,7 @@ struct options {
   std::vector<int> workers{1, 2};
   std::string out = "results/algorithms";
   std::vector<std::string> only;  // algorithms to run (all when empty)
+  bool warm = false;              // leave large inputs in the caches between calls (see evict_caches)
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -49,8 +52,10 @@ std::vector<std::string> split(const std::string& s) {
   std::printf(
       "usage: fj-algorithms [--sizes 1000,100000,10000000] [--big] [--reps 5] [--workers 1,2]\n"
       "                     [--algorithms for_each,transform,reduce,transform_reduce,inclusive_scan,\n"
-      "                      exclusive_scan,count_if,find,sort,stable_sort] [--out results/algorithms]\n"
-      "  --big   also 10^8 elements for sort, reduce and the scans (about 5 GB of memory, minutes)\n");
+      "                      exclusive_scan,count_if,find,sort,stable_sort] [--out results/algorithms] "
+      "[--warm]\n"
+      "  --big   also 10^8 elements for sort, reduce and the scans (about 5 GB of memory, minutes)\n"
+      "  --warm  do not evict large inputs from the caches before each sample\n");
   std::exit(code);
 }
 
@@ -74,6 +79,8 @@ options parse(int argc, char** argv) {
       for (auto const& s : split(next())) o.workers.push_back(std::max(1, std::stoi(s)));
     } else if (a == "--algorithms") {
       o.only = split(next());
+    } else if (a == "--warm") {
+      o.warm = true;
     } else if (a == "--out") {
       o.out = next();
     } else if (a == "--help" || a == "-h") {
@@ -96,6 +103,27 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
+// Before every sample of a case whose arrays hold at least this many bytes (unless --warm), the program
+// reads an eviction buffer of twice the last-level cache, so that the sample reads its input from memory.
+// This machine's last-level cache is 300 MiB, shared with other virtual machines: whether an 80 MB input was
+// still in it after the previous call depended on what else ran, and a warm serial reduce of 10^7 elements
+// took 14.1 ms in one run and 3.6 ms in the next (docs/performance.md "Parallel algorithms").
+constexpr std::size_t cold_bytes = std::size_t{16} << 20;
+
+std::size_t last_level_cache_bytes() {
+  long const l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{64} << 20;
+}
+
+// Reads a buffer of twice the last-level cache (at most 1 GiB), written once when first used (a buffer never
+// written would map every page to the kernel's one zero page, which stays cached).
+void evict_caches() {
+  static std::vector<value> const buffer(
+      std::min(2 * last_level_cache_bytes(), std::size_t{1} << 30) / sizeof(value), 1);
+  static volatile value sink = 0;
+  sink = sink + std::accumulate(buffer.begin(), buffer.end(), value{0});
+}
+
 // Bytes per second of a copy (bytes read plus bytes written), by `threads` threads each copying its share of
 // a buffer much larger than the caches: the most that a memory-bound algorithm can move.
 double copy_bandwidth(int threads, int reps) {
@@ -104,6 +132,7 @@ double copy_bandwidth(int threads, int reps) {
   std::vector<value> to(n, 0);
   std::vector<double> samples;
   for (int r = 0; r <= reps; ++r) {
+    evict_caches();
     auto const t0 = clock_type::now();
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(threads));
@@ -395,6 +424,7 @@ int main(int argc, char** argv) {
           for (std::size_t k = 0; k < impls.size(); ++k) {
             if (!available[k]) continue;
             c.reset();
+            if (!o.warm && n * sizeof(value) >= cold_bytes) evict_caches();
             bool ok = true;
             if (r < 0) {
               available[k] = c.run(impls[k], w, true, ok);

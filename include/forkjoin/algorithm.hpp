@@ -132,11 +132,12 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
     scan_block(first, d_first, 0, n, carry, op, inclusive);
     return at(d_first, n);
   }
-  std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool));
+  std::size_t const done =
+      scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool), pool_prewake<Pool>{&pool});
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
-    fj::sync_wait(pool, scan_passes<decltype(ctx), T>, &ctx, std::move(carry));
+    fj::sync_wait(pool, scan_parallel<decltype(ctx), T>, &ctx, std::move(carry));
   }
   return at(d_first, n);
 }
@@ -149,7 +150,7 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   if (done < n) {
     scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
-    co_await fj::call(scan_passes<decltype(ctx), T>, &ctx, std::move(carry));
+    co_await fj::call(scan_parallel<decltype(ctx), T>, &ctx, std::move(carry));
     co_await fj::join;
   }
   co_return at(d_first, n);

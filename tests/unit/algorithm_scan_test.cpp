@@ -1,15 +1,22 @@
 // inclusive_scan and exclusive_scan against their std:: counterparts: random inputs of sizes 0, 1, 2, odd,
 // prime and large, at 1, 2, 4 and 16 workers, with each partition, with and without init, in place, on
-// std::deque iterators, with an operation that does not commute.
+// std::deque iterators, with an operation that does not commute. The hybrid scan (scan.hpp): random sizes at
+// 1-16 workers, string concatenation (associative, not commutative), the same bits for a double scan with
+// fj::fixed_grain at every worker count and on every run, and exceptions thrown at random elements.
 #include <gtest/gtest.h>
 #include <forkjoin/algorithm.hpp>
 #include <forkjoin/forkjoin.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <numeric>
+#include <optional>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "support/algorithm_test_support.hpp"
@@ -46,6 +53,141 @@ TEST(AlgorithmScan, ScansMatchStdWithAndWithoutInitAndInPlace) {
         EXPECT_EQ(maps, serial) << "n=" << n;
       }
     }
+  });
+}
+
+// Pools of worker counts the shared ones (1, 2, 4, 16) leave out.
+struct odd_pools {
+  fj::lazy_pool three{3};
+  fj::lazy_pool seven{7};
+};
+odd_pools& extra_pools() {
+  static odd_pools p;
+  return p;
+}
+
+template <class Fn>
+void on_pools_1_to_16(Fn fn) {
+  on_every_pool(fn);
+  fn(static_cast<fj::detail::pool_base&>(extra_pools().three));
+  fn(static_cast<fj::detail::pool_base&>(extra_pools().seven));
+}
+
+std::size_t random_size(std::size_t most) {
+  return std::uniform_int_distribution<std::size_t>(0, most)(rng());
+}
+
+TEST(AlgorithmScan, HybridScanMatchesStdAtRandomSizesAndWorkerCounts) {
+  on_pools_1_to_16([](auto& pool) {
+    for (int round = 0; round < 6; ++round) {
+      std::size_t const n = random_size(fj::test::scaled(300'000, 40'000));
+      for (fj::partition p : {fj::partition{}, fj::grain(64), fj::fixed_grain(1 + random_size(5000))}) {
+        auto v = random_values(n);
+        std::vector<std::int64_t> expected(n);
+        std::inclusive_scan(v.begin(), v.end(), expected.begin());
+        std::vector<std::int64_t> out(n);
+        fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, p);
+        EXPECT_EQ(out, expected) << "n=" << n;
+        std::exclusive_scan(v.begin(), v.end(), expected.begin(), std::int64_t{7});
+        fj::exclusive_scan(pool, v.begin(), v.end(), v.begin(), std::int64_t{7}, std::plus<>{},
+                           p);  // in place
+        EXPECT_EQ(v, expected) << "n=" << n;
+      }
+    }
+  });
+}
+
+TEST(AlgorithmScan, HybridScanKeepsTheOrderOfStringConcatenation) {
+  on_pools_1_to_16([](auto& pool) {
+    for (int round = 0; round < 3; ++round) {
+      std::size_t const n = 2 + random_size(3000);
+      std::vector<std::string> v(n);
+      for (auto& x : v) x = std::string(1, static_cast<char>('a' + random_index(26)));
+      for (fj::partition p : {fj::grain(16), fj::fixed_grain(1 + random_size(300))}) {
+        std::vector<std::string> expected(n);
+        std::inclusive_scan(v.begin(), v.end(), expected.begin());
+        std::vector<std::string> out(n);
+        fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, p);
+        EXPECT_EQ(out, expected) << "n=" << n;
+        std::exclusive_scan(v.begin(), v.end(), expected.begin(), std::string(">"));
+        std::vector<std::string> in_place = v;
+        fj::exclusive_scan(pool, in_place.begin(), in_place.end(), in_place.begin(), std::string(">"),
+                           std::plus<>{}, p);
+        EXPECT_EQ(in_place, expected) << "n=" << n;
+      }
+    }
+  });
+}
+
+// The scan with chunks of `chunk` elements as the two-pass scheme computes it: each chunk scanned from its
+// carry, the carry into the next being carry + (the chunk's own sum).
+std::vector<double> chunked_inclusive_scan(const std::vector<double>& v, std::size_t chunk) {
+  std::vector<double> out(v.size());
+  std::optional<double> carry;
+  for (std::size_t lo = 0; lo < v.size(); lo += chunk) {
+    std::size_t const hi = std::min(v.size(), lo + chunk);
+    double fold = v[lo];
+    for (std::size_t i = lo + 1; i < hi; ++i) fold += v[i];
+    double acc = carry ? *carry + v[lo] : v[lo];
+    out[lo] = acc;
+    for (std::size_t i = lo + 1; i < hi; ++i) out[i] = acc = acc + v[i];
+    carry = carry ? *carry + fold : fold;
+  }
+  return out;
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+TEST(AlgorithmScan, FixedGrainDoubleScanHasTheSameBitsAtEveryWorkerCountAndRun) {
+  std::size_t const n = fj::test::scaled(400'003, 50'021);
+  std::vector<double> v(n);
+  std::uniform_real_distribution<double> d(-1e6, 1e6);
+  for (auto& x : v) x = d(rng()) * (random_index(2) == 0 ? 1e-9 : 1.0);  // mixed magnitudes: rounding shows
+  for (std::size_t chunk : {std::size_t{1000}, std::size_t{4096}}) {
+    auto const expected = chunked_inclusive_scan(v, chunk);
+    on_pools_1_to_16([&](auto& pool) {
+      for (int run = 0; run < 4; ++run) {
+        std::vector<double> out(n);
+        fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, fj::fixed_grain(chunk));
+        EXPECT_TRUE(same_bits(out, expected)) << "chunk=" << chunk << " run=" << run;
+        std::vector<double> in_place = v;
+        fj::inclusive_scan(pool, in_place.begin(), in_place.end(), in_place.begin(), std::plus<>{},
+                           fj::fixed_grain(chunk));
+        EXPECT_TRUE(same_bits(in_place, expected)) << "in place, chunk=" << chunk << " run=" << run;
+      }
+    });
+  }
+}
+
+TEST(AlgorithmScan, HybridScanPassesOnAnExceptionFromARandomElement) {
+  constexpr std::int64_t poison = std::numeric_limits<std::int64_t>::min();
+  auto const throwing_plus = [](std::int64_t a, std::int64_t b) {
+    if (a == poison || b == poison) throw element_error(0);
+    return a + b;
+  };
+  on_pools_1_to_16([&](auto& pool) {
+    for (int round = 0; round < 4; ++round) {
+      std::size_t const n = 3000 + random_size(fj::test::scaled(200'000, 30'000));
+      for (fj::partition p : {fj::partition{}, fj::grain(32), fj::fixed_grain(1 + random_size(4000))}) {
+        auto v = random_values(n);
+        v[random_index(n)] = poison;
+        std::vector<std::int64_t> out(n);
+        EXPECT_THROW(
+            fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), throwing_plus, std::int64_t{1}, p),
+            element_error);
+        EXPECT_THROW(
+            fj::exclusive_scan(pool, v.begin(), v.end(), v.begin(), std::int64_t{1}, throwing_plus, p),
+            element_error);
+      }
+    }
+    auto v = random_values(100'000);
+    std::vector<std::int64_t> out(v.size());
+    std::vector<std::int64_t> expected(v.size());
+    fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, fj::grain(64));  // still usable
+    std::inclusive_scan(v.begin(), v.end(), expected.begin());
+    EXPECT_EQ(out, expected);
   });
 }
 
