@@ -104,6 +104,7 @@ TEST(BasicPool, DescriptionNamesTheConfigurationAndItsVictims) {
 
 std::vector<std::size_t> draws(fj::nearest_first_victims& part, std::size_t n) {
   std::vector<std::size_t> out;
+  out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) out.push_back(part());
   return out;
 }
@@ -210,6 +211,7 @@ TEST(BasicPoolUserPartDeathTest, AnIndexPastTheWorkersStopsTheProcessWithAMessag
 TEST(BasicPoolNoVictims, EachRootRunsOnTheWorkerThatTookIt) {
   fj::basic_pool<fj::sleep_idle, fj::no_victims> pool(2);
   std::vector<std::thread> callers;
+  callers.reserve(2);
   std::atomic<int> wrong{0};
   for (int t = 0; t < 2; ++t) {
     callers.emplace_back([&] {
