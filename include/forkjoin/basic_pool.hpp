@@ -18,7 +18,8 @@
 //    pinned to a non-uniform machine, else uniform: what busy_pool and lazy_pool do), fj::uniform_victims
 //    (uniform, pinned or not), fj::numa_victims (Eq. 6 weights of the workers' cores whenever they fit on the
 //    machine; pin them, or the OS moves them away from the cores the weights describe), fj::no_victims (no
-//    stealing: each root runs start to end on the worker that took it, in the serial order; unit_pool), or
+//    stealing: a root runs on the worker that took it, in the serial order, unless it moves itself with
+//    fj::resume_on; unit_pool), or
 //    any type modelling fj::victim_part (ext/victim_part.hpp; example: ext/nearest_first_victims.hpp).
 //  - Priority: fj::without_priority (the default), or fj::with_priority<Storage> (ext/priority_part.hpp),
 //    which gives the pool spawn(priority, fn, args...). Without one, pool.spawn(priority, ...) does not
