@@ -100,20 +100,30 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
   placement_ = fits ? found.subset(first_n(n)) : topology::uniform(n, "more workers than cores");
   std::size_t const groups = std::max<std::size_t>(1, placement_.numa_nodes());
   accounting_ = std::make_unique<lazy_accounting>(idle_ == idle_policy::sleep && steal_, groups);
+  // The victim part (basic_pool.hpp): Eq. 6 weights by default only when pinned; a uniform placement
+  // (oversubscribed, or a flat machine) gives uniform weights, drawn the cheap way.
+  using victim_policy = pool_core::victim_policy;
+  bool const custom = cfg.victims == victim_policy::custom;
+  bool const weighted = !placement_.is_uniform() && (cfg.victims == victim_policy::weighted ||
+                                                     (cfg.victims == victim_policy::automatic && pinned_));
+  std::string const victims = !steal_    ? std::string("no stealing")
+                              : custom   ? std::string("victims by ") + cfg.custom.name
+                              : weighted ? std::string("victims by Eq. 6")
+                                         : std::string("uniform victims");
   description_ = std::string(cfg.kind) + ": " + std::to_string(n) + " worker(s)" +
-                 (pinned_ ? ", pinned one per core (victims by Eq. 6)" : ", not pinned (uniform victims)") +
-                 "; topology: " + found.description() +
-                 (fits ? "" : " (oversubscribed: uniform random victims)") + "; " +
-                 fence_mode(asymmetric, one_core);
+                 (pinned_ ? ", pinned one per core (" : ", not pinned (") + victims + ")" +
+                 "; topology: " + found.description() + (fits ? "" : " (oversubscribed: a flat placement)") +
+                 "; " + fence_mode(asymmetric, one_core);
 
-  bool const weighted = pinned_ && !placement_.is_uniform();
   workers_.reserve(n);
   victims_.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     workers_.push_back(std::make_unique<worker_context>(&self_, i));
     workers_.back()->spawns_inline = !steal_;
     workers_.back()->group = fits ? placement_.numa_group(i) : 0;
-    if (weighted) {
+    if (custom) {
+      victims_.emplace_back(cfg.custom, placement_, i);
+    } else if (weighted) {
       victims_.emplace_back(placement_, i);
     } else {
       victims_.emplace_back(n, i);

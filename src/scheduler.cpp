@@ -247,7 +247,11 @@ bool pool_engine::priority_visible() const noexcept {
 
 bool pool_engine::try_steal(worker_context& w) {
   if (!steal_ || workers_.size() < 2) return false;
-  worker_context& victim = *workers_[victims_[w.index]()];
+  std::size_t const target = victims_[w.index]();
+  // A user's victim part returns its own worker to skip an attempt (ext/victim_part.hpp); the built-in
+  // choices never do with two workers or more.
+  if (target == w.index) return false;
+  worker_context& victim = *workers_[target];
   chaos_point();
   if (std::optional<stolen_continuation> const stolen = steal_from(victim, w.counters)) {
     run_stolen(w, *stolen);

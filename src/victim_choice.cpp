@@ -1,10 +1,12 @@
 // victim_sampler's alias table (include/forkjoin/detail/victim_choice.hpp): built once per worker when a pool
-// starts, so out of line.
+// starts, so out of line; and the error for a user's victim part that returned an index past the workers.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
+#include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/victim_choice.hpp"
 #include "forkjoin/topology.hpp"
 
@@ -48,6 +50,17 @@ victim_sampler::victim_sampler(const topology& topo, std::size_t self, std::uint
     }
   }
   // Whatever is left is 1 up to rounding: those columns always keep their own core (k_always, set above).
+}
+
+void victim_choice::bad_victim(std::size_t victim) const noexcept {
+  char text[512];
+  (void)std::snprintf(
+      text, sizeof text,
+      "the victim part %s returned worker %zu to worker %zu of a pool of %zu workers; a victim "
+      "part must return an index below the worker count (its own index skips the attempt, "
+      "include/forkjoin/ext/victim_part.hpp)",
+      custom_name_, victim, self_, workers_);
+  fatal(text);
 }
 
 }  // namespace fj::detail

@@ -1,7 +1,7 @@
 #pragma once
 // What every forkjoin pool offers, whatever its policy: shutdown, size, statistics, a description, and the
-// core that sync_wait and resume_on use. The pools (busy_pool, lazy_pool, unit_pool) only choose the
-// configuration.
+// core that sync_wait and resume_on use. fj::basic_pool (basic_pool.hpp) turns its parts into the core's
+// configuration; busy_pool, lazy_pool and unit_pool name configurations of it.
 
 #include <cstddef>
 #include <string>

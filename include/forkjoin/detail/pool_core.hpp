@@ -1,8 +1,9 @@
 #pragma once
 // The engine shared by forkjoin's pools (paper III-D), as the rest of the library sees it: hand it tasks
-// (submit_root, submit_any, submit_to), ask who runs here (is_own_worker), shut it down. busy_pool (spin),
-// lazy_pool (sleep, keeping one thief awake per NUMA group while work is active) and unit_pool (one worker,
-// no stealing) configure it. The sleep protocol is docs/protocols/sleep.md.
+// (submit_root, submit_any, submit_to), ask who runs here (is_own_worker), shut it down. fj::basic_pool
+// (basic_pool.hpp) configures it from its parts: the idle policy (spin; or sleep, keeping one thief awake per
+// NUMA group while work is active), the victim choice, and whether workers steal at all; busy_pool, lazy_pool
+// and unit_pool are named configurations. The sleep protocol is docs/protocols/sleep.md.
 //
 // The engine itself is compiled into the library (src/): worker threads and pinning (src/pool_core.cpp), the
 // scheduler loop that runs submitted tasks, steals continuations and sleeps (src/scheduler.cpp), built from
@@ -23,6 +24,10 @@
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/pool_options.hpp"
 
+namespace fj {
+class topology;
+}  // namespace fj
+
 namespace fj::detail {
 
 class pool_engine;
@@ -34,10 +39,29 @@ class pool_core {
     sleep,  // lazy_pool and unit_pool: sleep on the worker's event count (sleep.md)
   };
 
+  // How a thief picks its victim (basic_pool's victim part, basic_pool.hpp).
+  enum class victim_policy {
+    automatic,  // Eq. 6 weights when pinned on a non-uniform machine, else uniform (fj::default_victims)
+    uniform,    // uniform among the other workers, pinned or not (fj::uniform_victims)
+    weighted,   // Eq. 6 weights of the workers' cores whenever they fit on the machine (fj::numa_victims)
+    custom,     // a user's part, through config::custom (ext/victim_part.hpp)
+  };
+
+  // A user's victim part with its type erased (basic_pool.hpp makes one per part type): make builds worker
+  // `self`'s part and may throw; next draws a victim, one indirect call per steal attempt; destroy frees it.
+  struct custom_victims {
+    void* (*make)(std::size_t workers, std::size_t self, const topology& placement) = nullptr;
+    std::size_t (*next)(void* part) noexcept = nullptr;
+    void (*destroy)(void* part) noexcept = nullptr;
+    const char* name = "a custom victim part";  // for description() and the error on a bad victim
+  };
+
   struct config {
     pool_options options;
-    bool steal = true;  // false: a single worker, no thieves
+    bool steal = true;  // false: no thieves (unit_pool, fj::no_victims)
     idle_policy idle = idle_policy::spin;
+    victim_policy victims = victim_policy::automatic;
+    custom_victims custom{};  // used when victims == custom
     const char* kind = "pool";
   };
 

@@ -1,15 +1,18 @@
 #pragma once
-// How a thief picks the worker it tries to steal from (paper III-D): with the topology's Eq. 6 weights when
-// the workers are pinned to a non-uniform machine (victim_sampler, with its own generator), otherwise
-// uniformly at random among the other workers (victim_choice's xorshift). Used by the scheduler loop
-// (src/scheduler.cpp), one per worker; not thread-safe.
+// How a thief picks the worker it tries to steal from (paper III-D), as the pool's victim part says
+// (basic_pool.hpp): with the topology's Eq. 6 weights (victim_sampler, with its own generator; by default
+// when the workers are pinned to a non-uniform machine), uniformly at random among the other workers
+// (victim_choice's xorshift), or by a user's part (ext/victim_part.hpp) through one indirect call. Used by
+// the scheduler loop (src/scheduler.cpp), one per worker; not thread-safe.
 
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "forkjoin/detail/pool_core.hpp"
 #include "forkjoin/topology.hpp"
 
 namespace fj::detail {
@@ -86,9 +89,9 @@ class victim_sampler {
   std::vector<column> columns_;
 };
 
-// One worker's victim choice: the sampler when victims are weighted, else uniform over the other workers.
-// Each on cache lines of its own: a worker writes its state on every steal attempt, and the pool keeps them
-// side by side in one vector.
+// One worker's victim choice: a user's part when the pool has one, the sampler when victims are weighted,
+// else uniform over the other workers. Each on cache lines of its own: a worker writes its state on every
+// steal attempt, and the pool keeps them side by side in one vector.
 class alignas(128) victim_choice {
  public:
   // Uniform over `workers` workers, never `self` (unless it is the only one).
@@ -99,9 +102,19 @@ class alignas(128) victim_choice {
       : workers_(placement.size()),
         self_(self),
         sampler_(std::in_place, placement, self, 0x5DEECE66DULL + self) {}
+  // A user's part, made here (its constructor's exception propagates) and freed with this choice; one per
+  // worker of `placement` (worker i on its core i).
+  victim_choice(const pool_core::custom_victims& part, const topology& placement, std::size_t self)
+      : workers_(placement.size()),
+        self_(self),
+        custom_next_(part.next),
+        custom_name_(part.name),
+        custom_(part.make(placement.size(), self, placement), part.destroy) {}
 
-  // The next victim: a worker index, != self when there are two workers or more.
+  // The next victim: a worker index, != self when there are two workers or more, except that a user's part
+  // may return self to skip an attempt (ext/victim_part.hpp).
   [[nodiscard]] std::size_t operator()() noexcept {
+    if (custom_next_ != nullptr) return custom_victim();
     if (sampler_) return (*sampler_)();
     if (workers_ < 2) return self_;
     // xorshift64: uniform victims need speed, not quality.
@@ -115,10 +128,25 @@ class alignas(128) victim_choice {
   }
 
  private:
+  // A user's part may return anything: an index past the workers would read outside the pool's vector of
+  // workers, so it stops the process with a message naming the part instead. One compare, on the steal path.
+  [[nodiscard]] std::size_t custom_victim() noexcept {
+    std::size_t const victim = custom_next_(custom_.get());
+    if (victim >= workers_) [[unlikely]] {
+      bad_victim(victim);
+    }
+    return victim;
+  }
+  // Out of line (src/victim_choice.cpp): only reached on a broken part.
+  [[noreturn]] void bad_victim(std::size_t victim) const noexcept;
+
   std::size_t workers_;
   std::size_t self_;
   std::uint64_t state_ = 0;
   std::optional<victim_sampler> sampler_;
+  std::size_t (*custom_next_)(void* part) noexcept = nullptr;
+  const char* custom_name_ = nullptr;
+  std::unique_ptr<void, void (*)(void* part) noexcept> custom_{nullptr, nullptr};
 };
 
 }  // namespace fj::detail
