@@ -3,9 +3,11 @@
 // plain functions spawned with fj::scope (child stealing), on the same pools.
 // See README.md for a first example and docs/protocols/ for how the runtime works.
 
+#include "forkjoin/basic_pool.hpp"
 #include "forkjoin/busy_pool.hpp"
 #include "forkjoin/default_pool.hpp"
 #include "forkjoin/errors.hpp"
+#include "forkjoin/ext/priority_part.hpp"
 #include "forkjoin/fork.hpp"
 #include "forkjoin/join.hpp"
 #include "forkjoin/lazy_pool.hpp"

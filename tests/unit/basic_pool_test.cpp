@@ -306,6 +306,9 @@ TEST(BasicPoolPriority, DestructionAndShutdownRunTheQueuedTasks) {
   for (int i = 0; i < 100; ++i) pool.spawn(static_cast<double>(i), [&ran] { ran.fetch_add(1); });
   pool.shutdown();
   EXPECT_EQ(ran.load(), 200);
+  // After shutdown the pool refuses spawns with a named error instead of queueing a task nobody runs.
+  EXPECT_THROW(pool.spawn(0.0, [&ran] { ran.fetch_add(1); }), fj::pool_closed_error);
+  EXPECT_EQ(ran.load(), 200);
 }
 
 // Tasks on the pool may use the priority part too: a coroutine spawns, then waits on its worker.

@@ -10,17 +10,20 @@
 // Everything priority_group.hpp says about spawn, wait, exceptions, coroutines and idle workers holds here.
 // The group is made after the pool's workers start and destroyed before they stop (it is a base class that
 // comes after the pool's core), so the group-before-pool rule keeps itself. basic_pool::shutdown() waits for
-// the priority tasks before it stops the workers; spawning after shutdown() is a misuse (the task never runs,
-// and the pool's destructor waits for it for ever). A pool without this part refuses pool.spawn(priority,
+// the priority tasks before it stops the workers; spawn after shutdown() throws fj::pool_closed_error (a
+// spawn racing with shutdown() from another thread is a misuse: its task may never run). A pool without this
+// part refuses pool.spawn(priority,
 // ...) at compile time. More groups may still be attached to the pool (up to pool_core::k_priority_sources,
 // this one included).
 
+#include <atomic>
 #include <cstddef>
 #include <thread>
 #include <utility>
 
 #include "forkjoin/basic_pool.hpp"
 #include "forkjoin/detail/pool_base.hpp"
+#include "forkjoin/errors.hpp"
 #include "forkjoin/ext/relaxed_priority_storage.hpp"
 #include "forkjoin/ext/strict_priority_storage.hpp"
 #include "forkjoin/priority_group.hpp"
@@ -33,8 +36,12 @@ class with_priority : public detail::priority_part_tag {
   using storage_type = Storage;
 
   // Queues fn(args...) with `priority` (lower = more urgent): priority_group::spawn.
+  // Throws fj::pool_closed_error once shutdown() has begun to stop the workers.
   template <class F, class... Args>
   void spawn(double priority, F&& fn, Args&&... args) {
+    // acquire: pairs with the release store in finish_priority_tasks(), so that a spawn after shutdown()
+    // returned, on any thread that saw it return, sees the pool closed.
+    if (closed_.load(std::memory_order_acquire)) throw pool_closed_error();
     group_.spawn(priority, std::forward<F>(fn), std::forward<Args>(args)...);
   }
 
@@ -51,7 +58,14 @@ class with_priority : public detail::priority_part_tag {
 
   // basic_pool::shutdown(): the workers must outlive the tasks. The exception, if any, stays for the next
   // wait_for_priority_tasks() (or is counted as dropped by the group's destructor).
+  // Once nothing is pending, no task runs that could spawn, so the pool closes to spawns from outside; a
+  // spawn from outside that got in before the close is waited for too.
   void finish_priority_tasks() noexcept {
+    while (group_.pending() != 0) {
+      std::this_thread::yield();
+    }
+    // release: pairs with the acquire load in spawn().
+    closed_.store(true, std::memory_order_release);
     while (group_.pending() != 0) {
       std::this_thread::yield();
     }
@@ -59,6 +73,7 @@ class with_priority : public detail::priority_part_tag {
 
  private:
   priority_group<Storage> group_;
+  std::atomic<bool> closed_{false};
 };
 
 // The ready-made storages as parts (docs/api.md "Priority groups" says which to choose).
