@@ -11,6 +11,7 @@
 #include <forkjoin/forkjoin.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -59,8 +60,9 @@ using configurations =
 TYPED_TEST_SUITE(BasicPoolConfiguration, configurations);
 
 // Tasks and spawns give the serial answers, and with two workers or more some work is stolen: the victim part
-// names workers that have work. A sleeping thief may wake only after a short run has finished, so the steal
-// check runs a longer one until a steal happened.
+// names workers that have work. A sleeping thief may wake only after a short run has finished, and under ctest
+// -j the thief may get no core for a while, so the steal check runs longer ones until a steal happened (for
+// up to a minute: a pool whose thieves never steal fails, a slow machine does not).
 TYPED_TEST(BasicPoolConfiguration, RunsTasksAndSpawnsAndSteals) {
   for (std::size_t const workers : {1U, 2U, 4U}) {
     TypeParam pool(workers);
@@ -74,7 +76,8 @@ TYPED_TEST(BasicPoolConfiguration, RunsTasksAndSpawnsAndSteals) {
       continue;
     }
     std::uint64_t steals = total_steals(pool);
-    for (int round = 0; round < 100 && steals == 0; ++round) {
+    auto const give_up = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (steals == 0 && std::chrono::steady_clock::now() < give_up) {
       ASSERT_EQ(fj::sync_wait(pool, fib, 24), fib_value(24)) << pool.description();
       ASSERT_EQ(fj::sync_wait(pool, spawn_fib, 22), fib_value(22)) << pool.description();
       steals = total_steals(pool);
