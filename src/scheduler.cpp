@@ -229,8 +229,10 @@ bool pool_engine::run_priority(worker_context& w) {
       become_active(w);
       for (std::uint32_t n = 0; task != nullptr;
            task = ++n < k_priority_batch ? source->take(w.index) : nullptr) {
-        source->run(task);
+        source->run(task, w.index);
       }
+      // The batch's credits go back to the group's counts (priority.md §10), while we are in the slot.
+      source->settle(w.index);
       become_thief(w);
     }
     // release: pairs with the seq_cst (acquire) load in detach_priority_source(): our use of the source
