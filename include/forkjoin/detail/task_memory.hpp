@@ -29,8 +29,10 @@ inline constexpr bool task_memory_cached = true;
 
 class task_memory {
  public:
-  static constexpr std::size_t k_granule = 64;  // sizes are rounded up to a multiple of this
-  static constexpr std::size_t k_classes = 4;   // up to 256 bytes
+  // Sizes are rounded up to a multiple of the allocator's own granule, so that a cached block takes no more
+  // memory than operator new would give the task (a search's frontier may hold many tasks at once).
+  static constexpr std::size_t k_granule = 16;
+  static constexpr std::size_t k_classes = 16;  // up to 256 bytes
   static constexpr std::size_t k_keep = 512;    // blocks a thread keeps per class
 
   template <std::size_t Align>
