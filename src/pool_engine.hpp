@@ -77,7 +77,15 @@ class pool_engine {
   };
   mutable priority_slot priority_slots_[pool_core::k_priority_sources];
   std::atomic<std::size_t> priority_attached_{0};  // slots in use: a hint that saves the scan when zero
-  std::mutex priority_mutex_;                      // serialises attach and detach
+  // Workers between their registration in sleep() and their return from it (registered in their event count,
+  // or about to cancel). wake_one() reads it after its fence and stops there when it is zero, instead of
+  // reading every worker's event count (sleep.md "The sleeper count"). Written only around sleeps: on a line
+  // of its own, so that wakers' reads stay hits while every worker is awake.
+  struct alignas(128) sleeper_count {
+    std::atomic<std::size_t> n{0};
+  };
+  sleeper_count sleepers_;
+  std::mutex priority_mutex_;  // serialises attach and detach
   std::mutex shutdown_mutex_;
   bool stopped_ = false;
 
@@ -98,6 +106,12 @@ class pool_engine {
   template <class Eligible>
   void wake_one(std::size_t first, Eligible eligible) noexcept;
   void stop_workers() noexcept;
+  // A worker that registered in sleep() is awake again (it cancelled, or its wait returned).
+  void leave_sleepers() noexcept {
+    // relaxed: only the sleeping worker's own registration matters to a waker, and it is over: a waker that
+    // still reads it scans the event counts for nothing.
+    sleepers_.n.fetch_sub(1, std::memory_order_relaxed);
+  }
 
   // ---- src/scheduler.cpp ----
 
@@ -138,6 +152,11 @@ void pool_engine::wake_one(std::size_t first, Eligible eligible) noexcept {
   // what the caller published before this call (a push on the shared queue, active_/thieves_), or we see
   // its registration in its event count below.
   seq_cst_fence();
+  // relaxed: after fence X, against the sleeper's increment before its fence Y (sleep.md "The sleeper
+  // count"): if Y precedes X this reads the increment (or a later value, still counting that sleeper until
+  // it is back), so zero means that every worker that will sleep re-checks after our fence and sees what
+  // the caller published. One read of a line written only around sleeps, instead of one per worker.
+  if (sleepers_.n.load(std::memory_order_relaxed) == 0) return;
   std::size_t const n = workers_.size();
   for (std::size_t k = 0; k < n; ++k) {
     worker_context& w = *workers_[(first + k) % n];

@@ -132,6 +132,10 @@ bool pool_engine::sleep(worker_context& w) {
   accounting_->leave(w.group);
   chaos_point();
   auto const key = w.sleep.prepare_wait();
+  // relaxed: ordered before the re-check by the fence below, which pairs with the waker's fence in
+  // wake_one() (store buffering, sleep.md "The sleeper count"): either our re-check sees what the waker
+  // published, or its load of this count (and then of our event count) sees this registration.
+  sleepers_.n.fetch_add(1, std::memory_order_relaxed);
   // seq_cst fence: pairs with the fences in wake_a_sleeper() and wake_a_thief() (store buffering): either
   // the re-check below sees their push or update, or they see this registration and notify us.
   seq_cst_fence();
@@ -140,11 +144,13 @@ bool pool_engine::sleep(worker_context& w) {
   // acquire: pairs with the release store in stop_workers().
   if (work_visible(w) || stop_.load(std::memory_order_acquire)) {
     w.sleep.cancel_wait();
+    leave_sleepers();
   } else if (priority_visible() || accounting_->must_stay_awake(w.group)) {
     // A priority group holds a task, which this worker may not be able to see (the relaxed storage hides its
     // pusher's newest items until the pusher pops them, priority.md §10): stay awake as the awake thief
     // does (yield, then spin k_awake_rounds), not by running this protocol again on every round.
     w.sleep.cancel_wait();
+    leave_sleepers();
     // The group's last awake thief keeps looking, but lets others run: it may share a core with the active
     // worker that woke it, and spinning on would keep that worker off the core for a whole time slice.
     std::this_thread::yield();
@@ -157,6 +163,7 @@ bool pool_engine::sleep(worker_context& w) {
     worker_counters::bump(w.counters.sleeps);
     auto const t0 = std::chrono::steady_clock::now();
     w.sleep.wait(key);
+    leave_sleepers();
     auto const slept = std::chrono::steady_clock::now() - t0;
     worker_counters::add(w.counters.nanoseconds_asleep,
                          static_cast<std::uint64_t>(std::chrono::nanoseconds(slept).count()));
@@ -222,8 +229,10 @@ bool pool_engine::run_priority(worker_context& w) {
       become_active(w);
       for (std::uint32_t n = 0; task != nullptr;
            task = ++n < k_priority_batch ? source->take(w.index) : nullptr) {
-        source->run(task);
+        source->run(task, w.index);
       }
+      // The batch's credits go back to the group's counts (priority.md §10), while we are in the slot.
+      source->settle(w.index);
       become_thief(w);
     }
     // release: pairs with the seq_cst (acquire) load in detach_priority_source(): our use of the source

@@ -47,6 +47,7 @@
 
 #include "forkjoin/detail/pool_core.hpp"
 #include "forkjoin/detail/priority_source.hpp"
+#include "forkjoin/detail/task_memory.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/ext/no_priority_storage.hpp"
@@ -69,6 +70,14 @@ struct priority_task_of final : priority_task {
   explicit priority_task_of(A&&... a) : priority_task{&run_it}, call(std::forward<A>(a)...) {}
 
   Call call;
+
+  // Recycled per thread (detail/task_memory.hpp): a search spawns and frees one task per step.
+  [[nodiscard]] static void* operator new(std::size_t bytes) {
+    return task_memory::allocate<alignof(priority_task_of)>(bytes);
+  }
+  static void operator delete(void* p, std::size_t bytes) noexcept {
+    task_memory::deallocate<alignof(priority_task_of)>(p, bytes);
+  }
 
   static void run_it(priority_task* base) {
     const std::unique_ptr<priority_task_of> self(static_cast<priority_task_of*>(base));
@@ -101,7 +110,11 @@ class priority_group final : private detail::priority_source {
     requires requires(Pool& p) {
       { p.core() } -> std::same_as<detail::pool_core&>;
     }
-  explicit priority_group(Pool& pool) : core_(pool.core()), storage_(pool.size() + 1), outside_(pool.size()) {
+  explicit priority_group(Pool& pool)
+      : core_(pool.core()),
+        storage_(pool.size() + 1),
+        outside_(pool.size()),
+        credits_(std::make_unique<credit[]>(pool.size())) {
     core_.attach_priority_source(this, queued_);
   }
 
@@ -130,14 +143,29 @@ class priority_group final : private detail::priority_source {
     detail::check_priority(priority);
     using task_type = detail::priority_task_of<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>;
     auto task = std::make_unique<task_type>(std::forward<F>(fn), std::forward<Args>(args)...);
-    // relaxed: the count only has to be non-zero until this task finishes; its decrement comes after the
-    // task runs, which the storage orders after the push (RMWs on one atomic read the latest value).
-    pending_.fetch_add(1, std::memory_order_relaxed);
-    // relaxed: ordered before the re-check of a worker going to sleep by the seq_cst fences of
-    // wake_for_priority_work() and sleep() (priority.md §10); the storage orders the decrement after it.
-    queued_->fetch_add(1, std::memory_order_relaxed);
+    // On a worker of the pool, a unit of a count that the worker holds back (a credit, priority.md §10)
+    // stands for the increment: the count already covers this task.
+    detail::worker_context* const w = detail::tls_worker;
+    credit* const mine = w != nullptr && w->pool == &core_ ? &credits_[w->index] : nullptr;
+    if (mine != nullptr && mine->pending != 0) {
+      --mine->pending;
+    } else {
+      // relaxed: the count only has to be non-zero until this task finishes; its decrement comes after the
+      // task runs, which the storage orders after the push (RMWs on one atomic read the latest value).
+      pending_.fetch_add(1, std::memory_order_relaxed);
+    }
+    // With a queued credit there is no new unit of queued work: the spawn that made the unit woke a worker
+    // for it, and we, awake, see our own push (priority.md §10).
+    bool const wake = mine == nullptr || mine->queued == 0;
+    if (wake) {
+      // relaxed: ordered before the re-check of a worker going to sleep by the seq_cst fences of
+      // wake_for_priority_work() and sleep() (priority.md §10); the storage orders the decrement after it.
+      queued_->fetch_add(1, std::memory_order_relaxed);
+    } else {
+      --mine->queued;
+    }
     try {
-      if (detail::worker_context* w = detail::tls_worker; w != nullptr && w->pool == &core_) {
+      if (mine != nullptr) {
         storage_.push(w->index, task.get(), priority);
       } else {
         const std::lock_guard<std::mutex> lock(outside_mutex_);
@@ -148,12 +176,14 @@ class priority_group final : private detail::priority_source {
     } catch (...) {
       // relaxed: as above; the task was never visible.
       queued_->fetch_sub(1, std::memory_order_relaxed);
-      finish_one();
+      finish(1);
       throw;
     }
     // LIFETIME: a worker may run and free the task from here on.
     (void)task.release();
-    core_.wake_for_priority_work();
+    if (wake) {
+      core_.wake_for_priority_work();
+    }
   }
 
   // Waits for every task spawned so far and the tasks they spawned; rethrows the first exception. Throws
@@ -172,7 +202,8 @@ class priority_group final : private detail::priority_source {
     }
   }
 
-  // Tasks spawned and not yet finished (a snapshot).
+  // Tasks spawned and not yet finished (a snapshot), plus finished ones whose worker has not yet settled its
+  // counts: at most one batch per worker (priority.md §10). Zero once wait() has returned.
   [[nodiscard]] std::size_t pending() const noexcept {
     // relaxed: a snapshot.
     return pending_.load(std::memory_order_relaxed);
@@ -211,13 +242,14 @@ class priority_group final : private detail::priority_source {
     if (!got) {
       return nullptr;
     }
-    // relaxed: after the pop that took the task (program order), so a re-check that reads zero has no task
-    // to miss.
-    queued_->fetch_sub(1, std::memory_order_relaxed);
+    // The task's unit of queued_ stays counted, as this worker's credit, until settle() (or a spawn of this
+    // worker takes it over): the decrement comes after the pop that took the task (program order), so a
+    // re-check that reads zero has no task to miss.
+    ++credits_[worker].queued;
     return *got;
   }
 
-  void run(void* task) noexcept override {
+  void run(void* task, std::size_t worker) noexcept override {
     auto* const t = static_cast<priority_task*>(task);
     const void* const outer = std::exchange(detail::tls_running_group, this);
     try {
@@ -226,7 +258,20 @@ class priority_group final : private detail::priority_source {
       capture(std::current_exception());
     }
     detail::tls_running_group = outer;
-    finish_one();
+    // The task's unit of pending_ stays counted, as a credit, until settle(), which publishes the task's
+    // effects with its release decrement.
+    ++credits_[worker].pending;
+  }
+
+  void settle(std::size_t worker) noexcept override {
+    credit& mine = credits_[worker];
+    if (mine.queued != 0) {
+      // relaxed: as the increments; after the pops that took these tasks (program order).
+      queued_->fetch_sub(std::exchange(mine.queued, 0), std::memory_order_relaxed);
+    }
+    if (mine.pending != 0) {
+      finish(std::exchange(mine.pending, 0));
+    }
   }
 
   // ---- the group's own state ----
@@ -248,13 +293,13 @@ class priority_group final : private detail::priority_source {
     }
   }
 
-  // A task has finished (or failed to be queued).
-  void finish_one() noexcept {
-    // acq_rel: the release pairs with the acquire loads in wait_for_tasks(): the task's effects and its
+  // `n` tasks have finished (or one failed to be queued).
+  void finish(std::size_t n) noexcept {
+    // acq_rel: the release pairs with the acquire loads in wait_for_tasks(): the tasks' effects and their
     // exception happen before wait() returns; the acquire orders the earlier finishers' before our notify.
-    // LIFETIME: once this reads 1 the waiter may return; the group stays alive until this worker leaves the
+    // LIFETIME: once this reads n the waiter may return; the group stays alive until this worker leaves the
     // pool's slot (detach_priority_source waits for it), or this is the waiting thread itself.
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (pending_.fetch_sub(n, std::memory_order_acq_rel) == n) {
       pending_.notify_all();
     }
   }
@@ -262,10 +307,11 @@ class priority_group final : private detail::priority_source {
   void wait_for_tasks() {
     if (detail::worker_context* w = detail::tls_worker; w != nullptr && w->pool == &core_) {
       // A worker of the pool: run the group's tasks here instead of blocking a worker they may need.
-      // acquire: pairs with the release decrements in finish_one().
+      // acquire: pairs with the release decrements in finish().
       while (pending_.load(std::memory_order_acquire) != 0) {
         if (void* const task = take(w->index)) {
-          run(task);
+          run(task, w->index);
+          settle(w->index);  // before the next load of pending_: our own credit would keep it above zero
         } else {
           std::this_thread::yield();
         }
@@ -273,7 +319,7 @@ class priority_group final : private detail::priority_source {
       return;
     }
     for (;;) {
-      // acquire: pairs with the release decrements in finish_one().
+      // acquire: pairs with the release decrements in finish().
       const std::size_t n = pending_.load(std::memory_order_acquire);
       if (n == 0) {
         return;
@@ -293,8 +339,19 @@ class priority_group final : private detail::priority_source {
   [[maybe_unused]] std::byte pad_before_pending_[128]{};
   std::atomic<std::size_t> pending_{0};  // spawned, not finished
   [[maybe_unused]] std::byte pad_after_pending_[128]{};
-  // In the storage: pushed (or being pushed), not taken. The pool's slot for this group holds it.
+  // In the storage: pushed (or being pushed), not taken, plus the workers' queued credits. The pool's slot
+  // for this group holds it.
   std::atomic<std::size_t>* queued_ = nullptr;
+  // Units of pending_ and queued_ that a worker of the pool keeps back between its takes and its settle()
+  // (priority.md §10): its finished tasks and the tasks it took, which its own spawns reuse
+  // instead of a read-modify-write each. Only that worker's thread touches its entry. Padded to keep the
+  // workers' entries on different lines (no alignas: see pad_before_pending_).
+  struct credit {
+    std::size_t pending = 0;
+    std::size_t queued = 0;
+    [[maybe_unused]] std::byte pad[112]{};
+  };
+  std::unique_ptr<credit[]> credits_;
   std::atomic<bool> claimed_{false};
   std::exception_ptr exception_;
 };

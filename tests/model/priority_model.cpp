@@ -79,6 +79,7 @@ struct worker_model {
   int current = 0;
   int push_hint = 0;
   int push_hint_base = 0;
+  int next_try = 0;
   entry heap[k_max_heap];
   int heap_size = 0;
   int free = 0;
@@ -126,6 +127,7 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       w.current = first;
       w.push_hint = first;
       w.push_hint_base = 0;
+      w.next_try = 0;
       w.heap_size = 0;
       w.free = 0;
       w.fresh_used = 0;
@@ -192,6 +194,11 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       }
       const entry e = me.heap[best];
       me.heap[best] = me.heap[--me.heap_size];
+      // A stale entry is dropped on a load, without the read-modify-write.
+      if (items[e.it].position.load(ld(rl::mo_relaxed, "prio.take.peek"), RL_INFO) !=
+          e.position) {  // model: prio.take.peek
+        continue;
+      }
       int expected = e.position;
       bool won = false;
       if (fj_model::protocol_mutant("prio.take.weak")) {
@@ -269,10 +276,13 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
     for (;;) {
       int b = me.push_hint_base >= use(me.current).base(RL_INFO) && me.push_hint_base <= t ? me.push_hint
                                                                                            : me.current;
-      for (int i = t; i < t + k(); ++i) {
+      // Mutant prio.slot.peek.skip: store the attempt's position without looking at the slot first, scanning
+      // from the tail as the published algorithm does (next_try alone also keeps positions fresh).
+      const bool peek = !fj_model::protocol_mutant("prio.slot.peek.skip");
+      // Slots in [t, next_try) were seen filled by this worker's earlier pushes.
+      const int start = !peek || me.next_try < t ? t : me.next_try;
+      for (int i = start; i < t + k(); ++i) {
         b = block_for(b, i);
-        // Mutant prio.slot.peek.skip: store the attempt's position without looking at the slot first.
-        const bool peek = !fj_model::protocol_mutant("prio.slot.peek.skip");
         if (peek && use(b).slots[i & (bs() - 1)].load(ld(rl::mo_relaxed, "prio.slot.peek"), RL_INFO) !=
                         0) {  // model: prio.slot.peek
           continue;
@@ -293,6 +303,7 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
         if (placed) {
           me.push_hint = b;
           me.push_hint_base = use(b).base(RL_INFO);
+          me.next_try = i + 1;
           return i;
         }
       }

@@ -162,4 +162,37 @@ TEST(PriorityGroupStress, GroupsComeAndGoWhileOthersRun) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+// Spawns from an ordinary thread while the lazy workers are going to sleep: waits of varying length between
+// rounds put the spawn at every point of a worker's way into sleep() (spinning, registering, re-checking,
+// asleep). The spawner is no worker, so a lost wake-up strands the task and wait() never returns: the
+// watchdog fires (sleep.md "The sleeper count"). Each round also reuses the group after wait().
+template <class Group>
+void spawns_while_falling_asleep(std::size_t workers, fj::test::watchdog& dog, const std::string& name) {
+  fj::lazy_pool pool(workers);
+  Group g(pool);
+  std::uint64_t x = fj::test::default_seed;
+  int const rounds_count = static_cast<int>(fj::test::scaled(3000, 200));
+  for (int r = 0; r < rounds_count; ++r) {
+    auto watch =
+        dog.watch(name + " round " + std::to_string(r), [&] { return fj::test::describe_pool(pool); });
+    std::atomic<int> ran{0};
+    g.spawn(static_cast<double>(r % 7), [&ran] { ran.fetch_add(1, std::memory_order_relaxed); });
+    g.wait();
+    EXPECT_EQ(ran.load(), 1) << name << " round " << r;
+    // 0 to about 200 microseconds: the workers' spin before sleep() takes a few.
+    x = mix(x);
+    auto const until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(x % 200'000);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+}
+
+TEST(PriorityGroupStress, OutsideSpawnsWakeWorkersThatAreFallingAsleep) {
+  fj::test::watchdog dog;
+  for (std::size_t const w : {1U, 2U, 4U}) {
+    spawns_while_falling_asleep<fj::strict_priority_group>(w, dog, "strict " + std::to_string(w));
+    spawns_while_falling_asleep<fj::relaxed_priority_group<16>>(w, dog, "relaxed k=16 " + std::to_string(w));
+  }
+}
+
 }  // namespace

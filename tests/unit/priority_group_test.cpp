@@ -285,4 +285,63 @@ TEST(PriorityGroup, SleepingLazyWorkersWakeForPriorityTasks) {
   }
 }
 
+// A group reused after wait(): the workers' credits (priority.md §10, "Credits") are settled at the end of
+// each batch, so that pending() is zero after every wait() and the lazy workers fall asleep once the group
+// has drained (a credit left behind would keep queued_ above zero, and them awake, for ever).
+template <class Group>
+void reused_group_settles(std::size_t workers) {
+  fj::lazy_pool pool(workers);
+  Group g(pool);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<std::uint64_t> count{0};
+    g.spawn(0.0, [&] { tree(g, count, 5, 3, 1); });
+    g.wait();
+    EXPECT_EQ(count.load(), tree_size(5, 3));
+    EXPECT_EQ(g.pending(), 0U);
+  }
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.sleeping() < workers && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(pool.sleeping(), workers);
+}
+
+TEST(PriorityGroup, AGroupReusedAfterWaitSettlesItsCountsAndLetsWorkersSleep) {
+  reused_group_settles<fj::strict_priority_group>(1);
+  reused_group_settles<fj::strict_priority_group>(2);
+  reused_group_settles<fj::relaxed_priority_group<16>>(2);
+  reused_group_settles<fj::no_priority_group>(3);
+}
+
+// Task memory is kept per thread (detail/task_memory.hpp): a block freed on another thread is reused there,
+// over-aligned and large blocks bypass the lists, and tasks spawned on one thread and run on others (the
+// blocks move between threads) all run once.
+TEST(PriorityGroup, TaskMemoryIsRecycledAcrossThreads) {
+  using fj::detail::task_memory;
+  void* const p = task_memory::allocate<8>(40);
+  ASSERT_NE(p, nullptr);
+  std::thread([p] {
+    task_memory::deallocate<8>(p, 40);
+    void* const q = task_memory::allocate<8>(48);  // the same size class
+    if constexpr (fj::detail::task_memory_cached) {
+      EXPECT_EQ(q, p);
+    }
+    task_memory::deallocate<8>(q, 48);
+  }).join();
+  void* const aligned = task_memory::allocate<64>(100);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(aligned) % 64, 0U);
+  task_memory::deallocate<64>(aligned, 100);
+  void* const large = task_memory::allocate<8>(4096);
+  task_memory::deallocate<8>(large, 4096);
+
+  fj::lazy_pool pool(3);
+  fj::relaxed_priority_group<4> g(pool);
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 5000; ++i) {
+    g.spawn(static_cast<double>(i % 13), [&ran] { ran.fetch_add(1, std::memory_order_relaxed); });
+  }
+  g.wait();
+  EXPECT_EQ(ran.load(), 5000);
+}
+
 }  // namespace

@@ -19,8 +19,11 @@ class priority_source {
 
   // A task that worker `worker` of the pool takes, or null. Never throws.
   [[nodiscard]] virtual void* take(std::size_t worker) noexcept = 0;
-  // Runs a task take() returned, on the worker that took it; the task's exception goes to the group.
-  virtual void run(void* task) noexcept = 0;
+  // Runs a task take() returned, on the worker `worker` that took it; the task's exception goes to the group.
+  virtual void run(void* task, std::size_t worker) noexcept = 0;
+  // Worker `worker` has stopped taking tasks for now: what take() and run() kept back in the worker's own
+  // counts goes to the group's shared counts (priority.md §10). Called after every run of takes.
+  virtual void settle(std::size_t worker) noexcept = 0;
 
  protected:
   ~priority_source() = default;

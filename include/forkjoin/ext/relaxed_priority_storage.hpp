@@ -130,6 +130,13 @@ class relaxed_priority_storage {
       std::pop_heap(me.heap.begin(), me.heap.end(), later{});
       const entry e = me.heap.back();
       me.heap.pop_back();
+      // relaxed: a stale entry (its life is over: taken, maybe reused) is dropped on a load, without the
+      // CAS's exclusive access to a line that another worker may own. We read this life's position before (in
+      // refresh, or we stored it), so by coherence a different value means the life is over (positions are
+      // fresh, priority.md §4) and the CAS below would fail.
+      if (e.it->position.load(std::memory_order_relaxed) != e.position) {  // model: prio.take.peek
+        continue;
+      }
       std::uint64_t expected = e.position;
       // relaxed: only atomicity matters (one CAS per life of an item succeeds). The value was made visible by
       // the slot's release/acquire (or is our own); it goes back to its owner by the release in give_back().
@@ -139,6 +146,11 @@ class relaxed_priority_storage {
         const T value = e.it->value;
         give_back(me, worker, e.it);
         bump(me.taken);
+        // The next pop's CAS goes to the item now on top, most often pushed long ago: start loading its
+        // line while the caller runs what we return.
+        if (!me.heap.empty()) {
+          __builtin_prefetch(me.heap.front().it);
+        }
         return value;
       }
     }
@@ -217,6 +229,7 @@ class relaxed_priority_storage {
     block* current = nullptr;          // the block holding `head`; registered until head leaves it
     block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
     std::uint64_t push_hint_base = 0;  // its base, read without touching the block
+    std::uint64_t next_try = 0;        // every slot from the tail up to here was seen filled by this worker
     std::vector<entry> heap;           // a binary heap ordered by `later`
     item* free = nullptr;              // items ready for reuse
     std::vector<std::unique_ptr<item[]>> chunks;
@@ -316,7 +329,10 @@ class relaxed_priority_storage {
     for (;;) {
       // The hint is compared by its base first: once our head has left it, the block may be gone.
       block* b = me.push_hint_base >= me.current->base && me.push_hint_base <= t ? me.push_hint : me.current;
-      for (std::uint64_t i = t; i < t + K; ++i) {
+      // Slots in [t, next_try) were seen filled by our earlier pushes (slots stay filled): start after them,
+      // so that a run of pushes into one window of K slots looks at each slot once, not K/2 times on average.
+      // The tail CAS below still comes after our reads of every slot in [t, t + K) (priority.md §4).
+      for (std::uint64_t i = std::max(t, me.next_try); i < t + K; ++i) {
         b = block_for(b, i);
         // relaxed: a filled slot is skipped without touching the item. This is what keeps positions fresh: an
         // earlier life of this item may sit in a slot at or above t, and storing that slot's position in the
@@ -337,6 +353,7 @@ class relaxed_priority_storage {
                 std::memory_order_relaxed)) {  // model: prio.slot.cas
           me.push_hint = b;
           me.push_hint_base = b->base;
+          me.next_try = i + 1;
           return i;
         }
       }
