@@ -19,17 +19,13 @@
 #include <thread>
 #include <vector>
 
+#include "support/mix.hpp"
 #include "support/test_config.hpp"
 #include "support/watchdog.hpp"
 
 namespace {
 
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
+using fj::test::mix;
 
 // A node's children: 0..4 of them while depth remains, fewer near the bottom; a pure function of its id.
 int children_of(std::uint64_t id, int depth) {

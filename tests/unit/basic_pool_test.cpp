@@ -60,9 +60,9 @@ using configurations =
 TYPED_TEST_SUITE(BasicPoolConfiguration, configurations);
 
 // Tasks and spawns give the serial answers, and with two workers or more some work is stolen: the victim part
-// names workers that have work. A sleeping thief may wake only after a short run has finished, and under ctest
-// -j the thief may get no core for a while, so the steal check runs longer ones until a steal happened (for
-// up to a minute: a pool whose thieves never steal fails, a slow machine does not).
+// names workers that have work. A sleeping thief may wake only after a short run has finished, and under
+// ctest -j the thief may get no core for a while, so the steal check runs longer ones until a steal happened
+// (for up to a minute: a pool whose thieves never steal fails, a slow machine does not).
 TYPED_TEST(BasicPoolConfiguration, RunsTasksAndSpawnsAndSteals) {
   for (std::size_t const workers : {1U, 2U, 4U}) {
     TypeParam pool(workers);
