@@ -30,6 +30,7 @@
 #include <cstdlib>
 
 #include "forkjoin/detail/fatal.hpp"
+#include "forkjoin/detail/sanitizers.hpp"
 
 #if defined(__linux__)
 #include <linux/membarrier.h>
@@ -39,20 +40,9 @@
 
 namespace fj::detail {
 
-// True when compiled with -fsanitize=thread. TSan does not model fences, so code that relies on fences must
-// use ordered accesses instead in that build (docs/traps.md "ThreadSanitizer does not understand fences",
+// tsan_build (sanitizers.hpp): TSan does not model fences, so code that relies on fences must use ordered
+// accesses instead in that build (docs/traps.md "ThreadSanitizer does not understand fences",
 // docs/protocols/deque.md §"TSan mode").
-#if defined(__SANITIZE_THREAD__)
-inline constexpr bool tsan_build = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-inline constexpr bool tsan_build = true;
-#else
-inline constexpr bool tsan_build = false;
-#endif
-#else
-inline constexpr bool tsan_build = false;
-#endif
 
 // Keeps the compiler from moving memory accesses across this point; emits no instruction.
 inline void compiler_fence() noexcept { std::atomic_signal_fence(std::memory_order_seq_cst); }

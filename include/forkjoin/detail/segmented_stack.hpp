@@ -31,18 +31,11 @@
 
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/fault_injection.hpp"
+#include "forkjoin/detail/sanitizers.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/errors.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define FJ_DETAIL_STACK_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FJ_DETAIL_STACK_ASAN 1
-#endif
-#endif
-
-#if defined(FJ_DETAIL_STACK_ASAN)
+#if FJ_DETAIL_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -52,11 +45,7 @@ inline constexpr std::size_t k_frame_align = __STDCPP_DEFAULT_NEW_ALIGNMENT__;
 static_assert((k_frame_align & (k_frame_align - 1)) == 0, "frame alignment must be a power of two");
 
 // Whether frames on stacklets are poisoned for AddressSanitizer while they are not allocated.
-#if defined(FJ_DETAIL_STACK_ASAN)
-inline constexpr bool k_stack_poisoning = true;
-#else
-inline constexpr bool k_stack_poisoning = false;
-#endif
+inline constexpr bool k_stack_poisoning = asan_build;
 
 // The checked builds: there deallocate() checks that it frees the last allocation and fork/call that it
 // starts the task made last (a violation stops the process with a message instead of corrupting the stack);
@@ -65,7 +54,7 @@ inline constexpr bool k_stack_poisoning = false;
 // it, checks are on where NDEBUG is not defined, or under AddressSanitizer.
 #if defined(FJ_STACK_CHECKS)
 inline constexpr bool k_stack_checks = FJ_STACK_CHECKS != 0;
-#elif !defined(NDEBUG) || defined(FJ_DETAIL_STACK_ASAN)
+#elif !defined(NDEBUG) || FJ_DETAIL_ASAN
 inline constexpr bool k_stack_checks = true;
 #else
 inline constexpr bool k_stack_checks = false;
@@ -317,12 +306,12 @@ class segmented_stack {
   }
 
   static void poison([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t n) noexcept {
-#if defined(FJ_DETAIL_STACK_ASAN)
+#if FJ_DETAIL_ASAN
     ASAN_POISON_MEMORY_REGION(p, n);
 #endif
   }
   static void unpoison([[maybe_unused]] std::byte* p, [[maybe_unused]] std::size_t n) noexcept {
-#if defined(FJ_DETAIL_STACK_ASAN)
+#if FJ_DETAIL_ASAN
     ASAN_UNPOISON_MEMORY_REGION(p, n);
 #endif
   }
