@@ -156,18 +156,27 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   co_return at(d_first, n);
 }
 
-// Whether the range is sorted already: serially below the sort's serial cutoff (or on one worker), else as
-// a loop on the pool, whose timed serial prefix finds the descent of an unsorted input.
+// A sort from ordinary code stays on the caller below the serial cutoff or on a pool of one worker (whose
+// worker could only run what the caller can, after a wake-up).
+template <scheduler Pool>
+bool sorts_serially(Pool& pool, std::size_t n) {
+  return n < sort_serial_cutoff || pool.core().size() == 1;
+}
+
+// Whether the range is sorted already: serially when the sort is serial, else as a loop on the pool, whose
+// timed serial prefix finds the descent of an unsorted input.
 template <scheduler Pool, class It, class Comp>
-bool sorted_on(Pool& pool, It first, std::size_t n, Comp& comp) {
-  if (n < sort_serial_cutoff || pool.core().size() == 1) return already_sorted(first, n, comp);
+bool sorted_on(Pool& pool, It first, std::size_t n, Comp& comp, bool serial) {
+  if (serial) return already_sorted(first, n, comp);
   sorted_ctx<It, Comp> ctx(first, &comp);
   loop_on(pool, ctx, n, partition{});
   return !ctx.descent.load(std::memory_order_relaxed);  // relaxed: the joins ordered the store
 }
 
+// The same inside a task; below the serial cutoff without a child task.
 template <class It, class Comp>
 task<bool> sorted_in_task(It first, std::size_t n, Comp* comp) {
+  if (n < sort_serial_cutoff) co_return already_sorted(first, n, *comp);
   sorted_ctx<It, Comp> ctx(first, comp);
   co_await fj::call(loop_in_task<decltype(ctx)>, &ctx, n, partition{});
   co_await fj::join;
@@ -178,8 +187,9 @@ template <scheduler Pool, class It, class Comp>
 void sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  if (sorted_on(pool, first, n, comp)) return;
-  if (n < sort_serial_cutoff || pool.core().size() == 1) {
+  bool const serial = sorts_serially(pool, n);
+  if (sorted_on(pool, first, n, comp, serial)) return;
+  if (serial) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
     return;
   }
@@ -191,12 +201,8 @@ template <class It, class Comp>
 task<void> sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
   bool sorted = true;
-  if (n < sort_serial_cutoff) {  // no child task for a small input
-    sorted = already_sorted(first, n, comp);
-  } else {
-    co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
-    co_await fj::join;
-  }
+  co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
+  co_await fj::join;
   if (sorted) co_return;
   if (n < sort_leaf) {
     serial_sort(first, at(first, n), comp, depth_limit(n));
@@ -211,14 +217,15 @@ template <scheduler Pool, class It, class Comp>
 void stable_sort_on(Pool& pool, It first, It last, Comp& comp) {
   check_not_own_worker(pool);
   std::size_t const n = length(first, last);
-  if (sorted_on(pool, first, n, comp)) return;
+  bool const serial = sorts_serially(pool, n);
+  if (sorted_on(pool, first, n, comp, serial)) return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
     return;
   }
   merge_buffer<std::iter_value_t<It>> buffer(first, n);
   stop_flag stop;
-  if (n < sort_serial_cutoff || pool.core().size() == 1) {
+  if (serial) {
     serial_stable_sort(first, buffer, n, comp);
     return;
   }
@@ -229,12 +236,8 @@ template <class It, class Comp>
 task<void> stable_sort_in_task(It first, It last, Comp comp) {
   std::size_t const n = length(first, last);
   bool sorted = true;
-  if (n < sort_serial_cutoff) {  // no child task for a small input
-    sorted = already_sorted(first, n, comp);
-  } else {
-    co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
-    co_await fj::join;
-  }
+  co_await fj::call(&sorted, sorted_in_task<It, Comp>, first, n, &comp);
+  co_await fj::join;
   if (sorted) co_return;
   if (n <= insertion_limit) {
     insertion_sort(first, at(first, n), comp);
