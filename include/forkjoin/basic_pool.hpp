@@ -176,20 +176,22 @@ class basic_pool : public detail::pool_base, public Priority {
   // Throws fj::invalid_config_error for bad options, and what a victim part's constructor throws.
   explicit basic_pool(const pool_options& options) : basic_pool(options, "basic_pool") {}
 
-  // With a priority part, first waits until the priority tasks have finished (they could not run after it);
-  // then as every pool: refuses new work, waits for the roots submitted, stops the workers. Idempotent.
-  void shutdown() {
-    if (!core().is_own_worker()) {
-      Priority::finish_priority_tasks();
-    }
-    pool_base::shutdown();
-  }
+  // shutdown() (pool_base): with a priority part, first waits until the priority tasks have finished (they
+  // could not run after it); then as every pool: refuses new work, waits for the roots submitted, stops the
+  // workers. Idempotent.
 
  protected:
   // For named configurations: `kind` starts description() ("busy_pool: 4 worker(s), ...").
   basic_pool(const pool_options& options, const char* kind)
       : pool_base(detail::pool_config<Idle, Victims>(options, kind)),
-        Priority(static_cast<pool_base&>(*this)) {}
+        Priority(static_cast<pool_base&>(*this)) {
+    if constexpr (!std::is_same_v<Priority, without_priority>) set_shutdown_hook(&finish_priority_tasks_of);
+  }
+
+ private:
+  static void finish_priority_tasks_of(pool_base& pool) noexcept {
+    static_cast<basic_pool&>(pool).Priority::finish_priority_tasks();
+  }
 };
 
 }  // namespace fj

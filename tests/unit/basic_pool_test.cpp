@@ -314,6 +314,22 @@ TEST(BasicPoolPriority, DestructionAndShutdownRunTheQueuedTasks) {
   EXPECT_EQ(ran.load(), 200);
 }
 
+// Code that holds pools by their common base still shuts one down only after its priority tasks.
+TEST(BasicPoolPriority, ShutdownThroughTheBaseWaitsForThePriorityTasks) {
+  std::atomic<int> ran{0};
+  relaxed_pool<fj::sleep_idle> pool(2);
+  for (int i = 0; i < 100; ++i) {
+    pool.spawn(static_cast<double>(i), [&ran] {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      ran.fetch_add(1);
+    });
+  }
+  fj::detail::pool_base& base = pool;
+  base.shutdown();
+  EXPECT_EQ(ran.load(), 100);
+  EXPECT_THROW(pool.spawn(0.0, [] {}), fj::pool_closed_error);
+}
+
 // Tasks on the pool may use the priority part too: a coroutine spawns, then waits on its worker.
 fj::task<long> spawn_and_wait(strict_pool* pool) {
   std::atomic<long> sum{0};

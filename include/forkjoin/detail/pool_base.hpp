@@ -18,8 +18,13 @@ class pool_base {
   pool_base& operator=(const pool_base&) = delete;
 
   // Refuses new work (sync_wait then throws fj::pool_closed_error), waits for every task already submitted
-  // with sync_wait to finish, and stops the workers. The destructor does the same.
-  void shutdown() { core_.shutdown(); }
+  // with sync_wait to finish, and stops the workers. The destructor does the same. A pool with parts that
+  // hold tasks of their own (basic_pool's priority part) first waits for those, also when shut down through
+  // a reference to this base.
+  void shutdown() {
+    if (before_shutdown_ != nullptr && !core_.is_own_worker()) before_shutdown_(*this);
+    core_.shutdown();
+  }
 
   [[nodiscard]] std::size_t size() const noexcept { return core_.size(); }
   [[nodiscard]] std::vector<worker_stats> stats() const { return core_.stats(); }
@@ -36,8 +41,13 @@ class pool_base {
   explicit pool_base(const pool_core::config& cfg) : core_(cfg) {}
   ~pool_base() = default;
 
+  // What shutdown() runs first, on a thread outside the pool: the derived pool's own wait.
+  using shutdown_hook = void (*)(pool_base&) noexcept;
+  void set_shutdown_hook(shutdown_hook hook) noexcept { before_shutdown_ = hook; }
+
  private:
   pool_core core_;
+  shutdown_hook before_shutdown_ = nullptr;
 };
 
 }  // namespace fj::detail
