@@ -13,19 +13,11 @@
 #include <cstdint>
 #include <new>
 
+#include "forkjoin/detail/sanitizers.hpp"
+
 namespace fj::detail {
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-inline constexpr bool task_memory_cached = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-inline constexpr bool task_memory_cached = false;
-#else
-inline constexpr bool task_memory_cached = true;
-#endif
-#else
-inline constexpr bool task_memory_cached = true;
-#endif
+inline constexpr bool task_memory_cached = !asan_build && !tsan_build;
 
 class task_memory {
  public:
