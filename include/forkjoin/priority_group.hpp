@@ -245,8 +245,27 @@ class priority_group final : private detail::priority_source {
     // The task's unit of queued_ stays counted, as this worker's credit, until settle() (or a spawn of this
     // worker takes it over): the decrement comes after the pop that took the task (program order), so a
     // re-check that reads zero has no task to miss.
-    ++credits_[worker].queued;
+    credit& mine = credits_[worker];
+    ++mine.queued;
+    if (--mine.until_catch_up == 0) {
+      mine.until_catch_up = k_catch_up_period;
+      catch_up_outside();
+    }
     return *got;
+  }
+
+  // The outside index pops only when a worker's own pop finds nothing while it may hold a task: in a group
+  // fed from an ordinary thread and kept busy by its own tasks, that may be never, and the relaxed storage's
+  // view for that index would pin every block of its shared array from there on. So the workers move that
+  // view to the tail now and then (priority.md §10 "The outside index"); storages without views have
+  // nothing to move.
+  void catch_up_outside() noexcept {
+    if constexpr (requires(Storage& s, std::size_t index) { s.skip(index); }) {
+      if (outside_mutex_.try_lock()) {
+        const std::lock_guard<std::mutex> lock(outside_mutex_, std::adopt_lock);
+        storage_.skip(outside_);
+      }
+    }
   }
 
   void run(void* task, std::size_t worker) noexcept override {
@@ -346,10 +365,13 @@ class priority_group final : private detail::priority_source {
   // (priority.md §10): its finished tasks and the tasks it took, which its own spawns reuse
   // instead of a read-modify-write each. Only that worker's thread touches its entry. Padded to keep the
   // workers' entries on different lines (no alignas: see pad_before_pending_).
+  // Takes of a worker between its catch-ups of the outside index (catch_up_outside): a try_lock per period.
+  static constexpr std::size_t k_catch_up_period = 256;
   struct credit {
     std::size_t pending = 0;
     std::size_t queued = 0;
-    [[maybe_unused]] std::byte pad[112]{};
+    std::size_t until_catch_up = k_catch_up_period;  // takes left before this worker's next catch-up
+    [[maybe_unused]] std::byte pad[104]{};
   };
   std::unique_ptr<credit[]> credits_;
   std::atomic<bool> claimed_{false};

@@ -4,9 +4,9 @@
 // Each Relacy thread is one worker. The storage class below follows the production code statement by
 // statement (push, place, block_for, append, refresh, leave_block, pop, acquire_item, give_back); every
 // atomic operation carries the `// model:` marker of its production twin (tests/model/drift_check.cpp).
-// Pointers are indices into fixed arrays (0 is null); a priority is an int; the worker's heap is a small
-// array searched for its least entry in the production heap's order (priority, then position). Modelling
-// choices:
+// skip (the outside index's catch-up) is modelled too. Pointers are indices into fixed arrays (0 is null); a
+// priority is an int; the worker's heap is a small array searched for its least entry in the production
+// heap's order (priority, then position). Modelling choices:
 //  - a block's plain fields (`base`, and `alive`, which stands for its memory) are rl::vars: deleting a block
 //    writes `alive`, and every access to a block reads it, so a delete that is not ordered after another
 //    worker's last access is a data race, and an access after it a failed assertion;
@@ -43,7 +43,8 @@ constexpr int k_taken = 1000;                                        // no posit
 constexpr int k_max_heap = 12;
 
 // A worker's script: 'p' pushes the worker's next value, 'o' pops once, 'd' pops until nothing is seen,
-// 'f' (bound scenario) publishes "my pushes are done", 'w' waits for the other workers' 'f'.
+// 's' skips to the tail (the outside index of a priority group), 'f' (bound scenario) publishes "my pushes
+// are done", 'w' waits for the other workers' 'f'.
 struct priority_scenario {
   int k;
   int block_size;
@@ -347,6 +348,16 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
     }
   }
 
+  void skip(int w) {
+    worker_model& me = workers[w];
+    const int t = tail.load(ld(rl::mo_acquire, "prio.skip.tail"), RL_INFO);  // model: prio.skip.tail
+    while (me.head < t) {
+      if (me.head == use(me.current).base(RL_INFO) + bs()) leave_block(me);
+      const int end = use(me.current).base(RL_INFO) + bs();
+      me.head = t < end ? t : end;
+    }
+  }
+
   // ---- the test ----
 
   void take(int w, int v, int pops_missed_limit) {
@@ -388,6 +399,7 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
         case 'd':
           while (const int v = pop(w)) take(w, v, limit);
           break;
+        case 's': skip(w); break;
         case 'f': pushes_done.fetch_add(1, rl::mo_release, RL_INFO); break;
         case 'w':
           while (pushes_done.load(rl::mo_acquire, RL_INFO) < Workers - 1) rl::yield(1, RL_INFO);
@@ -439,6 +451,10 @@ int main(int argc, char** argv) {
                               "k=2, blocks of 2; worker 0: push x4 (newest most urgent), done, drain; "
                               "worker 1: waits for it, drains, each pop missing at most k values",
                               {2, 2, {"ppppfd", "wd", ""}, true}, bounded, 0, 2));
+  scenarios.push_back(make<2>("skip",
+                              "k=1, blocks of 2; worker 0: push, push, pop, push, drain; worker 1 (an "
+                              "outside index): push, skip, skip, drain",
+                              {1, 2, {"ppopd", "pssd", ""}, false}, bounded, 0, 2));
   scenarios.push_back(make<3>("three-workers", "k=2, blocks of 2; each of 3 workers: push, pop, push, drain",
                               {2, 2, {"popd", "popd", "popd"}, false}, random, 50000));
   return fj_model::main_for("priority", std::move(scenarios), argc, argv);

@@ -313,6 +313,33 @@ TEST(PriorityGroup, AGroupReusedAfterWaitSettlesItsCountsAndLetsWorkersSleep) {
   reused_group_settles<fj::no_priority_group>(3);
 }
 
+// A chain of tasks: each spawns the next until `left` reaches zero.
+template <class Group>
+void chain(Group& g, std::atomic<std::uint64_t>& count, int left) {
+  count.fetch_add(1, std::memory_order_relaxed);
+  if (left > 0) g.spawn(static_cast<double>(left), [&g, &count, left] { chain(g, count, left - 1); });
+}
+
+// A relaxed group fed from an ordinary thread (its outside index, priority.md §10) and kept busy by its own
+// tasks for long: the outside index's view of the shared array moves on, so the array's blocks behind the
+// worker are freed and their number stays bounded whatever the length of a batch. One worker, whose own view
+// follows the tail as it runs the chain, so that only the outside index could pin blocks.
+TEST(PriorityGroup, ARelaxedGroupFedFromAnOrdinaryThreadKeepsItsSharedArrayBounded) {
+  fj::lazy_pool pool(1);
+  fj::relaxed_priority_group<16> g(pool);
+  constexpr int k_length = 6000;  // about 94 blocks of 64 positions per batch
+  std::size_t most_blocks = 0;
+  for (int batch = 0; batch < 8; ++batch) {
+    std::atomic<std::uint64_t> count{0};
+    g.spawn(0.0, [&] { chain(g, count, k_length); });
+    g.wait();
+    EXPECT_EQ(count.load(), std::uint64_t{k_length} + 1);
+    most_blocks = std::max(most_blocks, g.storage().blocks_live());
+  }
+  // The outside index catches up every 256 takes of a worker: its view lags by a few blocks at most.
+  EXPECT_LE(most_blocks, 16U);
+}
+
 // Task memory is kept per thread (detail/task_memory.hpp): a block freed on another thread is reused there,
 // over-aligned and large blocks bypass the lists, and tasks spawned on one thread and run on others (the
 // blocks move between threads) all run once.

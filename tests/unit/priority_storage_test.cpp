@@ -197,4 +197,26 @@ TEST(RelaxedPriorityStorage, AnIdleWorkerPinsBlocksUntilItPopsAgain) {
   EXPECT_LE(s.blocks_live(), 3U);
 }
 
+// An index that only skips (a priority group's outside index between its pushes) pins no block, and its
+// own values, which the others may not see, stay in its heap; every value is still taken exactly once.
+TEST(RelaxedPriorityStorage, ASkippingIndexPinsNoBlocksAndKeepsItsOwnValues) {
+  relaxed_small_blocks s(3);
+  std::vector<int> taken(410, 0);
+  s.push(2, 400, 5.0);
+  s.push(2, 401, 6.0);
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    s.push(i % 2, i, static_cast<double>(i));
+    if (auto v = s.pop((i + 1) % 2)) ++taken[*v];
+    s.skip(2);
+  }
+  EXPECT_LE(s.blocks_live(), 3U);
+  for (std::size_t w = 0; w < 3; ++w) {
+    while (auto v = s.pop(w)) ++taken[*v];
+  }
+  for (std::uint32_t v = 0; v < 402; ++v) {
+    EXPECT_EQ(taken[v], 1) << "value " << v;
+  }
+  EXPECT_TRUE(s.empty_hint());
+}
+
 }  // namespace

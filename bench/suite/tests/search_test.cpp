@@ -2,12 +2,19 @@
 //   fj-bench-search-test               run the checks
 //   fj-bench-search-test --optimum N   print the optimum cut of the bipartition workload's graph with N
 //   vertices
+//   fj-bench-search-test --orders N    the same graph searched serially in four orders: best first or depth
+//   first, each task spawning both children or diving into the child of lower bound; prints the nodes
+//   expanded, the tasks, the most open nodes at once and how many nodes came before the optimum was found
 #include <forkjoin/forkjoin.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <queue>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "../workloads/bipartition/bipartition.hpp"
 #include "../workloads/sssp/delta_stepping.hpp"
@@ -117,9 +124,101 @@ void branch_and_bound_agrees_with_brute_force(fj::lazy_pool& pool) {
   }
 }
 
+// One serial search over the open nodes in a heap (smallest bound first, as serial best_first) or a stack
+// (newest first, as the deque), with each expansion pushing both children, or diving into the child of lower
+// bound and pushing the other (bench/suite/workloads/bipartition/priority.cpp's task).
+struct order_counts {
+  std::uint64_t expanded = 0;
+  std::uint64_t tasks = 0;
+  std::uint64_t before_optimum = 0;
+  std::size_t most_open = 0;
+  bipartition::weight cut = 0;
+};
+
+template <bool BestFirst, bool Dive>
+order_counts search_in_order(const bipartition::problem& p, bipartition::weight optimum) {
+  using bipartition::node;
+  order_counts r;
+  bipartition::weight best = bipartition::heuristic(p).cut;
+  const auto later = [](const node& x, const node& y) {
+    return x.bound != y.bound ? x.bound > y.bound : x.assigned < y.assigned;
+  };
+  std::priority_queue<node, std::vector<node>, decltype(later)> heap(later);
+  std::vector<node> stack;
+  const auto push = [&](const node& x) {
+    ++r.tasks;
+    if constexpr (BestFirst) {
+      heap.push(x);
+    } else {
+      stack.push_back(x);
+    }
+  };
+  push(bipartition::root_of(p));
+  while (BestFirst ? !heap.empty() : !stack.empty()) {
+    node x{};
+    if constexpr (BestFirst) {
+      x = heap.top();
+      heap.pop();
+      r.most_open = std::max(r.most_open, heap.size() + 1);
+    } else {
+      x = stack.back();
+      stack.pop_back();
+      r.most_open = std::max(r.most_open, stack.size() + 1);
+    }
+    while (x.bound < best) {
+      ++r.expanded;
+      r.before_optimum += best > optimum ? 1 : 0;
+      std::vector<node> children;
+      bipartition::expand(
+          p, x, best, [&](const node& leaf) { best = std::min(best, leaf.cut); },
+          [&](const node& child) { children.push_back(child); });
+      if (!Dive || children.empty()) {
+        std::for_each(children.begin(), children.end(), push);
+        break;
+      }
+      if (children.size() == 2 && children[1].bound < children[0].bound) {
+        std::swap(children[0], children[1]);
+      }
+      if (children.size() == 2) {
+        push(children[1]);
+      }
+      x = children[0];
+    }
+  }
+  r.cut = best;
+  return r;
+}
+
+void print_orders(int n) {
+  const bipartition::problem p = bipartition::problem_for({scale::quick, 1, n});
+  const bipartition::search_result reference = bipartition::best_first(p);
+  std::printf("%d vertices: optimum cut %u, heuristic's cut %u, serial best-first expanded %llu\n", n,
+              reference.best.cut, bipartition::heuristic(p).cut,
+              static_cast<unsigned long long>(reference.expanded));
+  const auto show = [&](const char* name, const order_counts& c) {
+    std::printf(
+        "  %-22s expanded %8llu (%.3f)  tasks %8llu  most open %7zu  expanded before the optimum %8llu\n",
+        name, static_cast<unsigned long long>(c.expanded),
+        static_cast<double>(c.expanded) / static_cast<double>(reference.expanded),
+        static_cast<unsigned long long>(c.tasks), c.most_open,
+        static_cast<unsigned long long>(c.before_optimum));
+    check(c.cut == reference.best.cut, "bipartition: every order finds the optimum");
+  };
+  show("best first, children", search_in_order<true, false>(p, reference.best.cut));
+  show("depth first, children", search_in_order<false, false>(p, reference.best.cut));
+  show("best first, dives", search_in_order<true, true>(p, reference.best.cut));
+  show("depth first, dives", search_in_order<false, true>(p, reference.best.cut));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string_view(argv[1]) == "--orders") {
+    int n = 0;
+    std::from_chars(argv[2], argv[2] + std::string_view(argv[2]).size(), n);
+    print_orders(n);
+    return failures == 0 ? 0 : 1;
+  }
   if (argc == 3 && std::string_view(argv[1]) == "--optimum") {
     int n = 0;
     std::from_chars(argv[2], argv[2] + std::string_view(argv[2]).size(), n);

@@ -19,6 +19,9 @@
 //    work, never for correctness.
 //  - relaxation: a static constant, the number of values a pop may miss (0: strict; the largest size_t: no
 //    ordering promise at all, as a plain work-stealing deque that ignores priorities would have).
+//  - skip(w), optional: a storage whose workers each keep a view of what others pushed (the relaxed one)
+//    moves worker w's view on without recording anything, for an index that pops only to take back its own
+//    values (fj::priority_group's outside index); without it that view could hold memory for ever.
 // A third storage (such as the plain deque) is written the same way: a class with these members, the
 // constructor from the worker count, and the same error on bad input.
 

@@ -157,6 +157,26 @@ class relaxed_priority_storage {
     return std::nullopt;
   }
 
+  // Worker `worker` moves its view of the shared array up to the tail without recording the items other
+  // workers placed below it, and leaves the blocks it passes. For an index that pops only to take back its
+  // own items (fj::priority_group's outside index, priority.md §10): without this its head would stay where
+  // it last popped and pin every block from there on (§6). Its own items stay in its heap; the skipped ones
+  // stay in their pushers' heaps (and every other worker's), so each is still taken (§4), but this index's
+  // pops may miss them (the bound of §5 holds for what it has not skipped).
+  void skip(std::size_t worker) {
+    detail::check_worker(worker, workers_count_);
+    worker_state& me = workers_[worker];
+    // acquire: pairs with the release CAS on the tail in place(), as in refresh(): the blocks holding the
+    // positions below the value read are linked, and leave_block()'s load of `next` finds them.
+    const std::uint64_t t = tail_.load(std::memory_order_acquire);  // model: prio.skip.tail
+    while (me.head < t) {
+      if (me.head == me.current->base + BlockSize) {
+        leave_block(me);
+      }
+      me.head = std::min(t, me.current->base + BlockSize);
+    }
+  }
+
   // True when every item pushed so far seems taken; may be stale by the time it returns.
   [[nodiscard]] bool empty_hint() const noexcept {
     std::uint64_t taken = 0;
@@ -225,7 +245,7 @@ class relaxed_priority_storage {
     alignas(128) std::atomic<std::uint64_t> pushed{0};
     std::atomic<std::uint64_t> taken{0};
     // This worker only.
-    std::uint64_t head = 0;            // positions below it are in the heap (or were skipped as taken)
+    std::uint64_t head = 0;            // positions below it are in the heap (or were taken, or skipped)
     block* current = nullptr;          // the block holding `head`; registered until head leaves it
     block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
     std::uint64_t push_hint_base = 0;  // its base, read without touching the block

@@ -1,14 +1,16 @@
 #include <forkjoin/forkjoin.hpp>
 
+#include <optional>
+
 #include "bipartition.hpp"
 #include "teams/fj_team.hpp"
 #include "work_counts.hpp"
 
-// Best-first branch and bound on an fj::priority_group (issue 24): a task expands one node (expand, the seam)
-// and spawns its children at priority = their lower bound, so that the workers take the most promising node
-// they see, as the serial search's heap does. A node whose bound reaches the shared best cut is pruned when
-// its task starts. One implementation per storage, named as in sssp/priority.cpp; the report's work column
-// is the nodes expanded against the serial best-first search's.
+// Best-first branch and bound with dives on an fj::priority_group (issue 24): a task expands a node (expand,
+// the seam), goes on with its child of lower bound and spawns the other child at priority = its lower bound,
+// so that the workers start each dive from the most promising node they see. A node whose bound reaches the
+// shared best cut is pruned when the dive reaches it. The same task body for every storage, named as in
+// sssp/priority.cpp; the report's work column is the nodes expanded against the serial best-first search's.
 namespace fjb::bipartition {
 namespace {
 
@@ -22,15 +24,36 @@ struct search {
 
 template <class Group>
 void expand_task(const search<Group>* s, node x) {
-  if (x.bound >= s->best->cut()) {
-    return;
+  // A dive: expand x, go on here with its more promising child and spawn the other at its bound, until the
+  // dive reaches a leaf or a node that cannot beat the best cut. Every node a dive expands has a bound below
+  // the best cut of the time, as a best-first search's would; the dive reaches leaves early, so the best cut
+  // falls early, and each expansion spawns at most one task instead of two.
+  for (;;) {
+    if (x.bound >= s->best->cut()) {
+      return;
+    }
+    s->expanded->add(fj::worker_index(), 1);
+    std::optional<node> next;
+    expand(
+        *s->p, x, s->best->cut(), [s](const node& leaf) { s->best->offer(leaf); },
+        [&](const node& child) {
+          if (!next) {
+            next = child;
+            return;
+          }
+          // Among equal bounds the first child (the vertex on side A) goes on, in every storage alike.
+          const bool child_first = child.bound < next->bound;
+          const node& later = child_first ? *next : child;
+          s->group->spawn(static_cast<double>(later.bound), expand_task<Group>, s, later);
+          if (child_first) {
+            next = child;
+          }
+        });
+    if (!next) {
+      return;
+    }
+    x = *next;
   }
-  s->expanded->add(fj::worker_index(), 1);
-  expand(
-      *s->p, x, s->best->cut(), [s](const node& leaf) { s->best->offer(leaf); },
-      [s](const node& child) {
-        s->group->spawn(static_cast<double>(child.bound), expand_task<Group>, s, child);
-      });
 }
 
 template <class Group>
