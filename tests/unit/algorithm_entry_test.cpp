@@ -194,6 +194,7 @@ TEST(AlgorithmEntry, TheCallerTakesBackARootNoWorkerStarted) {
       while (!release.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
     };
     std::vector<std::thread> blockers;
+    blockers.reserve(workers);
     for (std::size_t w = 0; w < workers; ++w) blockers.emplace_back([&] { fj::sync_wait(pool, block); });
     while (blocking.load() < workers) std::this_thread::yield();
     auto const t0 = std::chrono::steady_clock::now();
@@ -225,6 +226,7 @@ TEST(AlgorithmEntry, OutsideThreadsAtOnce) {
   on_entry_pools([&](fj::detail::pool_base& pool) {
     std::atomic<int> wrong{0};
     std::vector<std::thread> threads;
+    threads.reserve(3);
     for (int t = 0; t < 3; ++t) {
       threads.emplace_back([&] {
         for (int c = 0; c < 5; ++c) {

@@ -132,10 +132,10 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 
 // ---- from ordinary code: the caller from the left, the pool from the right ----
 //
-// After the timed prefix the caller does not wait idle for the pool: it submits a root that takes the rest
-// from the RIGHT, and itself goes on taking blocks from the LEFT until the two ends meet (docs/algorithms.md
-// "Entering the pool"). The caller is busy while the pool's workers wake, and when it runs out of blocks the
-// pool holds at most its last share, so the caller waits only briefly, polling before it blocks.
+// After the timed prefix the caller does not wait idle for the pool: it submits a root that takes half of
+// what is left from the RIGHT, again and again, and itself goes on taking blocks from the LEFT until the two
+// ends meet (docs/algorithms.md "Entering the pool"). The caller is busy while the pool's workers wake, and
+// when it runs out of blocks the pool is finishing its last share, so the caller polls before it blocks.
 
 // What neither end has taken of the rest after the prefix, in blocks: [left, right) in one atomic word (left
 // in the low half), so that one compare-exchange takes from either end and the ends never cross.
@@ -163,18 +163,16 @@ class shared_ends {
     }
   }
 
-  // The pool's share of the blocks left: all but 1 / (workers + 1) of them (the caller's share, rounded
-  // down), at least one, from the right: [first, last). False once the ends have met.
-  bool take_right(std::size_t workers, std::size_t& first, std::size_t& last) noexcept {
+  // The pool's share of the blocks left: the right half of them (rounded up, so at least one): [first, last).
+  // False once the ends have met.
+  bool take_right(std::size_t& first, std::size_t& last) noexcept {
     // relaxed: as in take_left.
     std::uint64_t w = word_.load(std::memory_order_relaxed);
     while (true) {
       std::uint64_t const left = w & half_max;
       std::uint64_t const right = w >> 32;
       if (left >= right) return false;
-      std::uint64_t const rest = right - left;
-      std::uint64_t const take = rest - rest / (static_cast<std::uint64_t>(workers) + 1);
-      std::uint64_t const new_right = right - take;
+      std::uint64_t const new_right = right - (right - left + 1) / 2;
       // relaxed (both orders): as in take_left.
       if (word_.compare_exchange_weak(w, (new_right << 32) | left, std::memory_order_relaxed,
                                       std::memory_order_relaxed)) {
@@ -196,11 +194,10 @@ struct shared_range {
   Ctx* ctx;
   std::size_t lo;
   std::size_t n;
-  std::size_t workers;  // the pool's: its end takes workers / (workers + 1) of what is left each time
   shared_ends ends;
 
-  shared_range(Ctx* c, std::size_t from, std::size_t to, std::size_t pool_workers)
-      : ctx(c), lo(from), n(to), workers(pool_workers), ends(blocks(c->block, from, to)) {}
+  shared_range(Ctx* c, std::size_t from, std::size_t to)
+      : ctx(c), lo(from), n(to), ends(blocks(c->block, from, to)) {}
 
   [[nodiscard]] static std::uint64_t blocks(std::size_t block, std::size_t from, std::size_t to) noexcept {
     return (static_cast<std::uint64_t>(to - from) + block - 1) / block;
@@ -222,14 +219,14 @@ template <class Ctx>
 task<void> pool_end_loop(shared_range<Ctx>* s) {
   std::size_t first = 0;
   std::size_t last = 0;
-  while (!s->ctx->stop.stopped() && s->ends.take_right(s->workers, first, last)) {
+  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
     co_await fj::call(lazy_loop<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;
   }
 }
 
-// The time the caller polls for the pool's end before it blocks: the pool holds about a block per worker
-// when the caller runs out, and a blocked caller is woken through the kernel, which takes longer.
+// The time the caller polls for the pool's end before it blocks: when both ends keep pace, the pool's workers
+// are each finishing a block when the caller runs out, and a blocked caller is woken through the kernel.
 inline constexpr std::uint64_t exit_spin_ns = 2 * target_block_ns;
 
 inline void spin_pause() noexcept {
@@ -244,7 +241,7 @@ inline void spin_pause() noexcept {
 // Otherwise it waits for the root, polling for up to exit_spin_ns before it blocks. `mine` is the caller's
 // own exception, if its part threw: it wins, and the pool's is counted as dropped.
 template <class T>
-T finish_shared(pool_core& core, started_root<T>& root, std::exception_ptr mine) {
+T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr& mine) {
   if (root.withdraw(core)) {
     if (mine) std::rethrow_exception(mine);
     if constexpr (std::is_void_v<T>) {
@@ -273,7 +270,7 @@ T finish_shared(pool_core& core, started_root<T>& root, std::exception_ptr mine)
 // [from, n) shared between the caller and the pool (from ordinary code, automatic partition).
 template <scheduler Pool, class Ctx>
 void loop_shared(Pool& pool, Ctx& ctx, std::size_t from, std::size_t n) {
-  shared_range<Ctx> s(&ctx, from, n, pool.core().size());
+  shared_range<Ctx> s(&ctx, from, n);
   started_root<void> root;
   root.start(pool.core(), pool_end_loop<Ctx>, &s);
   std::exception_ptr mine;
@@ -419,7 +416,7 @@ task<std::optional<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s
   std::optional<T> acc;
   std::size_t first = 0;
   std::size_t last = 0;
-  while (!s->ctx->stop.stopped() && s->ends.take_right(s->workers, first, last)) {
+  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
     std::optional<T> piece;
     co_await fj::call(&piece, lazy_fold<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;
@@ -434,7 +431,7 @@ std::optional<typename Ctx::value_type> fold_shared(Pool& pool, Ctx& ctx,
                                                     std::optional<typename Ctx::value_type> prefix,
                                                     std::size_t from, std::size_t n) {
   using T = typename Ctx::value_type;
-  shared_range<Ctx> s(&ctx, from, n, pool.core().size());
+  shared_range<Ctx> s(&ctx, from, n);
   started_root<std::optional<T>> root;
   root.start(pool.core(), pool_end_fold<Ctx>, &s);
   std::exception_ptr mine;
