@@ -313,6 +313,13 @@ void pool_core::submit_root(root_base& root, frame* task) {
   engine_->submit_any(&root.node);
 }
 
+bool pool_core::withdraw_root(root_base& root) noexcept {
+  if (!engine_->shared_.remove(&root.node)) return false;
+  // A worker woken for this root finds the queue without it and goes back to sleep (sleep.md, step 4).
+  root.inflight->remove();
+  return true;
+}
+
 void pool_core::prewake() noexcept {
   if (engine_->idle_ == pool_engine::idle_policy::sleep) engine_->wake_a_sleeper();
 }

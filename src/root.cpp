@@ -41,7 +41,8 @@ void root_base::complete() noexcept {
   {
     std::lock_guard lock(mutex_);
     visited.swap(visited_);
-    // release: pairs with the acquire wait in wait(): the root's result and exception are visible there.
+    // release: pairs with the acquire wait in wait() and the acquire load in finished() (root.hpp): the
+    // root's result and exception are visible there.
     done_.store(true, std::memory_order_release);
     done_.notify_one();
   }

@@ -85,8 +85,24 @@ class started_root {
       root->handle().destroy();
       throw;
     }
-    (void)stack.release();  // now owned by the worker that runs the root
+    task_ = root;
+    stack_ = stack.release();  // now owned by the worker that runs the root (or by withdraw())
   }
+
+  // Takes the root back if no worker has taken it yet (pool_core::withdraw_root) and destroys it, with its
+  // stack, here; then wait() must not be called. False if a worker has it: wait() as usual.
+  [[nodiscard]] bool withdraw(pool_core& core) noexcept {
+    if (!core.withdraw_root(result_)) return false;
+    {
+      stack_scope scope(stack_);
+      task_->handle().destroy();
+    }
+    delete stack_;
+    return true;
+  }
+
+  // Whether the root has finished (root_base::finished); wait() must still follow.
+  [[nodiscard]] bool finished() const noexcept { return result_.finished(); }
 
   // Blocks until the root has finished; returns its result or rethrows its exception.
   T wait() {
@@ -97,6 +113,8 @@ class started_root {
 
  private:
   root_result<T> result_;
+  promise<T>* task_ = nullptr;        // the root's frame, until a worker takes it
+  segmented_stack* stack_ = nullptr;  // its stack, likewise
 };
 
 template <class T, class F, class... Args>

@@ -98,6 +98,11 @@ class pool_core {
   // fj::pool_closed_error once shutdown has begun.
   void submit_root(root_base& root, frame* task);
 
+  // Takes back a root handed over by submit_root if no worker has taken it yet, and stops counting it in
+  // flight: then nobody will ever run it, and the caller destroys it (started_root::withdraw). False if a
+  // worker has taken it: it runs and completes as usual.
+  [[nodiscard]] bool withdraw_root(root_base& root) noexcept;
+
   // The roots this pool must finish before it stops: its own, and those whose tasks moved onto it.
   [[nodiscard]] inflight_counter& inflight() noexcept;
 

@@ -31,6 +31,14 @@ struct root_base {
   // Blocks the calling thread until complete() has run and returned its hold on *this.
   void wait();
 
+  // Whether complete() has stored its result: a caller that expects the root to end within microseconds
+  // polls this for a bounded time before it blocks in wait() (loop.hpp, finish_shared). wait() must still
+  // follow, for the lock hand-over that ends complete()'s use of *this.
+  [[nodiscard]] bool finished() const noexcept {
+    // acquire: pairs with the release store in complete(), as wait()'s load does.
+    return done_.load(std::memory_order_acquire);
+  }
+
   // Called by the worker that finished the root. LIFETIME: the waiting thread may return from wait() and
   // destroy *this once the lock is released; nothing of *this is touched afterwards.
   void complete() noexcept;

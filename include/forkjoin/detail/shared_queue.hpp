@@ -41,6 +41,25 @@ class shared_queue {
     return s;
   }
 
+  // Takes `node` back out of the queue if no worker has taken it yet (then nobody ever will); false if one
+  // has. Under the mutex, so exactly one of take() and remove() gets a node. The queue is short (roots and
+  // moving tasks), and the node sought was usually pushed last.
+  [[nodiscard]] bool remove(submission* node) noexcept {
+    // relaxed: as in take(); a stale zero means a worker took the node, and its lock ordered that.
+    if (pending_.load(std::memory_order_relaxed) == 0) return false;
+    std::lock_guard lock(mutex_);
+    submission* before = nullptr;
+    for (submission* s = head_; s != nullptr; before = s, s = s->next) {
+      if (s != node) continue;
+      (before != nullptr ? before->next : head_) = s->next;
+      if (tail_ == s) tail_ = before;
+      // relaxed: the mutex orders the queue itself.
+      pending_.fetch_sub(1, std::memory_order_relaxed);
+      return true;
+    }
+    return false;
+  }
+
   // Whether a task may be queued (a hint, see take()).
   [[nodiscard]] bool maybe_pending() const noexcept {
     // relaxed: ordered by the fences in the pool's sleep() and wake_a_sleeper().

@@ -11,9 +11,15 @@
 // A context (the Ctx parameters) lives in the frame or on the stack of whoever started the algorithm, and the
 // tasks here get a pointer to it: strict fork-join means every task is joined before that frame ends.
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "forkjoin/default_pool.hpp"
@@ -124,6 +130,160 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
   return {g.done, false};
 }
 
+// ---- from ordinary code: the caller from the left, the pool from the right ----
+//
+// After the timed prefix the caller does not wait idle for the pool: it submits a root that takes half of
+// what is left from the RIGHT, again and again, and itself goes on taking blocks from the LEFT until the two
+// ends meet (docs/algorithms.md "Entering the pool"). The caller is busy while the pool's workers wake, and
+// when it runs out of blocks the pool is finishing its last share, so the caller polls before it blocks.
+
+// What neither end has taken of the rest after the prefix, in blocks: [left, right) in one atomic word (left
+// in the low half), so that one compare-exchange takes from either end and the ends never cross.
+class shared_ends {
+ public:
+  static constexpr std::uint64_t half_max = std::numeric_limits<std::uint32_t>::max();
+
+  // `blocks` at most half_max.
+  explicit shared_ends(std::uint64_t blocks) noexcept : word_(blocks << 32) {}
+
+  // The leftmost block, now the caller's; false once the ends have met.
+  bool take_left(std::size_t& block) noexcept {
+    // relaxed: the word only decides who owns which block (each compare-exchange is an RMW, so every block
+    // is taken once); nothing is published through it. What the pool's end computed reaches the caller
+    // through the root's completion (root_base::complete, release; wait or finished, acquire).
+    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    while (true) {
+      std::uint64_t const left = w & half_max;
+      if (left >= (w >> 32)) return false;
+      // relaxed (both orders): as above.
+      if (word_.compare_exchange_weak(w, w + 1, std::memory_order_relaxed, std::memory_order_relaxed)) {
+        block = static_cast<std::size_t>(left);
+        return true;
+      }
+    }
+  }
+
+  // The pool's share of the blocks left: the right half of them (rounded up, so at least one): [first, last).
+  // False once the ends have met.
+  bool take_right(std::size_t& first, std::size_t& last) noexcept {
+    // relaxed: as in take_left.
+    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    while (true) {
+      std::uint64_t const left = w & half_max;
+      std::uint64_t const right = w >> 32;
+      if (left >= right) return false;
+      std::uint64_t const new_right = right - (right - left + 1) / 2;
+      // relaxed (both orders): as in take_left.
+      if (word_.compare_exchange_weak(w, (new_right << 32) | left, std::memory_order_relaxed,
+                                      std::memory_order_relaxed)) {
+        first = static_cast<std::size_t>(new_right);
+        last = static_cast<std::size_t>(right);
+        return true;
+      }
+    }
+  }
+
+ private:
+  std::atomic<std::uint64_t> word_;
+};
+
+// A loop or fold shared between the caller and a root on the pool; it lives on the caller's stack, which
+// outlives the root (the caller waits for it). Block b is [lo + b * block, min(lo + (b + 1) * block, n)).
+template <class Ctx>
+struct shared_range {
+  Ctx* ctx;
+  std::size_t lo;
+  std::size_t n;
+  shared_ends ends;
+
+  shared_range(Ctx* c, std::size_t from, std::size_t to)
+      : ctx(c), lo(from), n(to), ends(blocks(c->block, from, to)) {}
+
+  [[nodiscard]] static std::uint64_t blocks(std::size_t block, std::size_t from, std::size_t to) noexcept {
+    return (static_cast<std::uint64_t>(to - from) + block - 1) / block;
+  }
+  [[nodiscard]] std::size_t begin_of(std::size_t b) const noexcept { return lo + b * ctx->block; }
+  [[nodiscard]] std::size_t end_of(std::size_t b) const noexcept {
+    return std::min(n, lo + (b + 1) * ctx->block);
+  }
+};
+
+// Whether [from, to) can be shared (its blocks fit half the word); otherwise the pool runs it all.
+[[nodiscard]] inline bool fits_shared(std::size_t block, std::size_t from, std::size_t to) noexcept {
+  return (to - from) / block < shared_ends::half_max;
+}
+
+// The pool's end of a shared loop: takes its share from the right and runs it with lazy splitting, so that
+// every worker that wakes joins in, until the ends meet.
+template <class Ctx>
+task<void> pool_end_loop(shared_range<Ctx>* s) {
+  std::size_t first = 0;
+  std::size_t last = 0;
+  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
+    co_await fj::call(lazy_loop<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    co_await fj::join;
+  }
+}
+
+// The time the caller polls for the pool's end before it blocks: when both ends keep pace, the pool's workers
+// are each finishing a block when the caller runs out, and a blocked caller is woken through the kernel.
+inline constexpr std::uint64_t exit_spin_ns = 2 * target_block_ns;
+
+inline void spin_pause() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// After the caller's last block: the pool's end's result. If no worker has taken the root yet (the workers
+// are still waking, or busy), the caller has run every block itself: it takes the root back instead of
+// waiting for a worker to start it only to find nothing left, and the pool's part is T{} (nothing).
+// Otherwise it waits for the root, polling for up to exit_spin_ns before it blocks. `mine` is the caller's
+// own exception, if its part threw: it wins, and the pool's is counted as dropped.
+template <class T>
+T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr& mine) {
+  if (root.withdraw(core)) {
+    if (mine) std::rethrow_exception(mine);
+    if constexpr (std::is_void_v<T>) {
+      return;
+    } else {
+      return T{};
+    }
+  }
+  using clock = std::chrono::steady_clock;
+  auto const until = clock::now() + std::chrono::nanoseconds(exit_spin_ns);
+  for (unsigned i = 1; !root.finished(); ++i) {
+    spin_pause();
+    if (i % 32 == 0 && clock::now() >= until) break;
+  }
+  if (mine) {
+    try {
+      (void)root.wait();
+    } catch (...) {
+      core.count_dropped_exception();
+    }
+    std::rethrow_exception(mine);
+  }
+  return root.wait();
+}
+
+// [from, n) shared between the caller and the pool (from ordinary code, automatic partition).
+template <scheduler Pool, class Ctx>
+void loop_shared(Pool& pool, Ctx& ctx, std::size_t from, std::size_t n) {
+  shared_range<Ctx> s(&ctx, from, n);
+  started_root<void> root;
+  root.start(pool.core(), pool_end_loop<Ctx>, &s);
+  std::exception_ptr mine;
+  try {
+    std::size_t b = 0;
+    while (!ctx.stop.stopped() && s.ends.take_left(b)) ctx.run(s.begin_of(b), s.end_of(b));
+  } catch (...) {
+    ctx.stop.stop();  // the pool's end stops too (the contexts' run() does this already; a sort's need not)
+    mine = std::current_exception();
+  }
+  finish_shared(pool.core(), root, mine);
+}
+
 // From ordinary code: the serial part here, the rest as a root on `pool`.
 template <scheduler Pool, class Ctx>
 void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
@@ -136,6 +296,8 @@ void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
   if (s.done == n || ctx.stop.stopped()) return;  // stopped: a search already found its answer
   if (s.fixed) {
     fj::sync_wait(pool, fixed_loop<Ctx>, &ctx, s.done, n);
+  } else if (p.how() == partition::kind::automatic && fits_shared(ctx.block, s.done, n)) {
+    loop_shared(pool, ctx, s.done, n);
   } else {
     fj::sync_wait(pool, lazy_loop<Ctx>, &ctx, s.done, n);
   }
@@ -246,6 +408,44 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
   return s;
 }
 
+// The pool's end of a shared fold: the fold of everything it took, which is contiguous (each share lies just
+// left of the one before), in index order.
+template <class Ctx>
+task<std::optional<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s) {
+  using T = typename Ctx::value_type;
+  std::optional<T> acc;
+  std::size_t first = 0;
+  std::size_t last = 0;
+  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
+    std::optional<T> piece;
+    co_await fj::call(&piece, lazy_fold<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    co_await fj::join;
+    acc = combine(s->ctx, std::move(piece), std::move(acc));
+  }
+  co_return acc;
+}
+
+// [from, n) folded by the caller and the pool, after `prefix` (the fold of [0, from)).
+template <scheduler Pool, class Ctx>
+std::optional<typename Ctx::value_type> fold_shared(Pool& pool, Ctx& ctx,
+                                                    std::optional<typename Ctx::value_type> prefix,
+                                                    std::size_t from, std::size_t n) {
+  using T = typename Ctx::value_type;
+  shared_range<Ctx> s(&ctx, from, n);
+  started_root<std::optional<T>> root;
+  root.start(pool.core(), pool_end_fold<Ctx>, &s);
+  std::exception_ptr mine;
+  try {
+    std::size_t b = 0;
+    while (!ctx.stop.stopped() && s.ends.take_left(b)) ctx.fold(prefix, s.begin_of(b), s.end_of(b));
+  } catch (...) {
+    ctx.stop.stop();  // the pool's end stops too
+    mine = std::current_exception();
+  }
+  std::optional<T> rest = finish_shared(pool.core(), root, mine);
+  return combine(&ctx, std::move(prefix), std::move(rest));
+}
+
 // The fold of [0, n) (empty for n == 0), from ordinary code.
 template <scheduler Pool, class Ctx>
 std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
@@ -257,6 +457,9 @@ std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_
   }
   auto s = start_fold(ctx, n, p, entry_budget(pool), pool_prewake<Pool>{&pool});
   if (s.done == n) return std::move(s.prefix);
+  if (p.how() == partition::kind::automatic && fits_shared(ctx.block, s.done, n)) {
+    return fold_shared(pool, ctx, std::move(s.prefix), s.done, n);
+  }
   auto rest = s.fixed ? fj::sync_wait(pool, fixed_fold<Ctx>, &ctx, s.done, n)
                       : fj::sync_wait(pool, lazy_fold<Ctx>, &ctx, s.done, n);
   return combine(&ctx, std::move(s.prefix), std::move(rest));

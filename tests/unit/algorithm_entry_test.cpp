@@ -1,0 +1,243 @@
+// The entry from ordinary code (loop.hpp, docs/algorithms.md "Entering the pool"): after the timed prefix the
+// caller takes blocks from the left while a root on the pool takes shares from the right. Elements slow
+// enough that the calls go past the prefix, at 1, 2, 3, 4, 8 and 16 workers on lazy and busy pools: every
+// element is visited once, results equal std::'s in index order, exceptions thrown on either end reach the
+// caller, a search still stops early, and many calls in a row (the pool's workers asleep, waking, or awake)
+// each end with the right answer.
+#include <gtest/gtest.h>
+#include <forkjoin/algorithm.hpp>
+#include <forkjoin/forkjoin.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "support/algorithm_test_support.hpp"
+
+namespace {
+
+using namespace fj::test::algo;
+
+// About a hundred nanoseconds of work per element, so that a few thousand elements outlast the timed prefix.
+std::uint64_t slow(std::uint64_t x) {
+  for (int i = 0; i < 40; ++i) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    asm volatile("" : "+r"(x));
+  }
+  return x;
+}
+
+// slow(x) for its time; always true.
+bool touch(std::uint64_t x) {
+  std::uint64_t y = slow(x);
+  asm volatile("" : "+r"(y));
+  return true;
+}
+
+std::size_t entry_size() { return static_cast<std::size_t>(fj::test::scaled(60'000, 6'000)); }
+
+// fn(pool) on lazy pools of 1, 2, 3, 4, 8 and 16 workers and busy pools of 2 and 3, as their common base.
+template <class Fn>
+void on_entry_pools(Fn fn) {
+  struct entry_pools {
+    std::vector<std::unique_ptr<fj::lazy_pool>> lazy;
+    std::vector<std::unique_ptr<fj::busy_pool>> busy;
+  };
+  static entry_pools pools = [] {
+    entry_pools p;
+    for (std::size_t w : {1U, 2U, 3U, 4U, 8U, 16U}) p.lazy.push_back(std::make_unique<fj::lazy_pool>(w));
+    for (std::size_t w : {2U, 3U}) p.busy.push_back(std::make_unique<fj::busy_pool>(w));
+    return p;
+  }();
+  auto run = [&](fj::detail::pool_base& pool) {
+    SCOPED_TRACE(pool.core().description());
+    fn(pool);
+  };
+  for (auto& p : pools.lazy) run(*p);
+  for (auto& p : pools.busy) run(*p);
+}
+
+TEST(AlgorithmEntry, EveryElementOnceAndResultsInIndexOrder) {
+  std::size_t const n = entry_size();
+  on_entry_pools([&](fj::detail::pool_base& pool) {
+    std::vector<std::atomic<int>> visits(n);
+    fj::for_each_index(pool, std::size_t{0}, n, [&](std::size_t i) {
+      (void)slow(i);
+      visits[i].fetch_add(1, std::memory_order_relaxed);
+    });
+    std::size_t wrong = 0;
+    for (auto& v : visits) wrong += v.load(std::memory_order_relaxed) == 1 ? 0 : 1;
+    EXPECT_EQ(wrong, 0U) << "elements not visited exactly once";
+
+    std::vector<std::uint64_t> in(n);
+    std::iota(in.begin(), in.end(), std::uint64_t{1});
+    std::vector<std::uint64_t> out(n);
+    std::vector<std::uint64_t> expect(n);
+    std::transform(in.begin(), in.end(), expect.begin(), slow);
+    fj::transform(pool, in.begin(), in.end(), out.begin(), slow);
+    EXPECT_EQ(out, expect);
+
+    auto maps = random_affine(n);
+    auto slow_id = [](const affine& f) { return affine{f.a, slow(f.b) * 0 + f.b}; };
+    affine const serial = std::accumulate(maps.begin(), maps.end(), affine{}, compose{});
+    EXPECT_EQ(fj::transform_reduce(pool, maps.begin(), maps.end(), affine{}, compose{}, slow_id), serial);
+
+    std::uint64_t const sum =
+        std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+    EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow), sum);
+    auto pred = [](std::uint64_t x) { return slow(x) % 7 == 0; };
+    EXPECT_EQ(fj::count_if(pool, in.begin(), in.end(), pred), std::count_if(in.begin(), in.end(), pred));
+    std::size_t const at = n - n / 5;
+    auto is_at = [&](std::uint64_t x) { return touch(x) && x == in[at]; };
+    EXPECT_EQ(fj::find_if(pool, in.begin(), in.end(), is_at), in.begin() + static_cast<std::ptrdiff_t>(at));
+    EXPECT_TRUE(fj::any_of(pool, in.begin(), in.end(), is_at));
+    EXPECT_FALSE(fj::any_of(pool, in.begin(), in.end(), [&](std::uint64_t x) { return touch(x) && x == 0; }));
+  });
+}
+
+TEST(AlgorithmEntry, ExceptionsFromEitherEndReachTheCaller) {
+  std::size_t const n = entry_size();
+  on_entry_pools([&](fj::detail::pool_base& pool) {
+    // Near the start (the prefix or the caller's end), the middle, and the last elements (the pool's end).
+    for (std::size_t k : {std::size_t{3}, n / 2, n - n / 10, n - 1}) {
+      std::atomic<std::size_t> calls{0};
+      auto f = [&](std::size_t i) {
+        calls.fetch_add(1, std::memory_order_relaxed);
+        (void)slow(i);
+        if (i == k) throw element_error(i);
+      };
+      EXPECT_THROW(fj::for_each_index(pool, std::size_t{0}, n, f), element_error) << "k=" << k;
+      std::vector<std::uint64_t> in(n);
+      std::iota(in.begin(), in.end(), std::uint64_t{0});
+      auto g = [&](std::uint64_t x) {
+        if (x == k) throw element_error(k);
+        return slow(x);
+      };
+      EXPECT_THROW(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, g),
+                   element_error)
+          << "k=" << k;
+    }
+    // Both ends throw: one exception arrives, and the pool still works afterwards.
+    auto both = [&](std::size_t i) {
+      (void)slow(i);
+      if (i == n / 3 || i == n - 2) throw element_error(i);
+    };
+    EXPECT_THROW(fj::for_each_index(pool, std::size_t{0}, n, both), element_error);
+    std::vector<int> ones(n, 1);
+    EXPECT_EQ(fj::reduce(pool, ones.begin(), ones.end()), static_cast<int>(n));
+  });
+}
+
+TEST(AlgorithmEntry, AnEarlyMatchStopsTheSearch) {
+  std::size_t const n = entry_size() * 4;
+  on_entry_pools([&](fj::detail::pool_base& pool) {
+    std::vector<std::uint64_t> in(n);
+    std::iota(in.begin(), in.end(), std::uint64_t{0});
+    // Past the timed prefix, in the caller's share of the rest.
+    std::size_t const at = n / 64;
+    std::atomic<std::size_t> calls{0};
+    auto is_at = [&](std::uint64_t x) {
+      calls.fetch_add(1, std::memory_order_relaxed);
+      return touch(x) && x == at;
+    };
+    EXPECT_TRUE(fj::any_of(pool, in.begin(), in.end(), is_at));
+    // With more workers than cores the caller's share of the time, and so how far the others get before it
+    // reaches the match, depends on the OS: the count is checked where every thread can have a core soon.
+    if (pool.core().size() <= 4) {
+      EXPECT_LT(calls.load(), n / 2) << "any_of went on after its match";
+    }
+    EXPECT_EQ(fj::find_if(pool, in.begin(), in.end(), is_at), in.begin() + static_cast<std::ptrdiff_t>(at));
+  });
+}
+
+// Calls one after another, some right after the last and some after the workers had time to fall asleep:
+// the caller may find the pool's end not started yet, running, or finished.
+TEST(AlgorithmEntry, ManyCallsInARow) {
+  std::size_t const n = entry_size() / 4;
+  int const calls = static_cast<int>(fj::test::scaled(200, 20));
+  std::vector<std::uint64_t> in(n);
+  std::iota(in.begin(), in.end(), std::uint64_t{0});
+  std::uint64_t const sum =
+      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  on_entry_pools([&](fj::detail::pool_base& pool) {
+    for (int c = 0; c < calls; ++c) {
+      if (c % 16 == 15) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      ASSERT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow), sum)
+          << "call " << c;
+    }
+  });
+}
+
+// Every worker of the pool is busy: nobody takes the pool's end, the caller runs every block itself and takes
+// the root back (started_root::withdraw) instead of waiting for a worker. Without that, the call would only
+// return once the blockers are released (here, after ten seconds).
+TEST(AlgorithmEntry, TheCallerTakesBackARootNoWorkerStarted) {
+  std::size_t const n = entry_size();
+  std::vector<std::uint64_t> in(n);
+  std::iota(in.begin(), in.end(), std::uint64_t{0});
+  std::uint64_t const sum =
+      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  for (std::size_t workers : {2U, 3U}) {
+    fj::lazy_pool pool(workers);
+    std::atomic<std::size_t> blocking{0};
+    std::atomic<bool> release{false};
+    auto block = [&] {
+      blocking.fetch_add(1);
+      auto const until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!release.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    };
+    std::vector<std::thread> blockers;
+    blockers.reserve(workers);
+    for (std::size_t w = 0; w < workers; ++w) blockers.emplace_back([&] { fj::sync_wait(pool, block); });
+    while (blocking.load() < workers) std::this_thread::yield();
+    auto const t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow), sum);
+    std::vector<std::atomic<int>> visits(n);
+    fj::for_each_index(pool, std::size_t{0}, n, [&](std::size_t i) {
+      (void)slow(i);
+      visits[i].fetch_add(1, std::memory_order_relaxed);
+    });
+    auto const took = std::chrono::steady_clock::now() - t0;
+    release.store(true);
+    for (auto& t : blockers) t.join();
+    EXPECT_LT(took, std::chrono::seconds(5)) << "the caller waited for a worker";
+    std::size_t wrong = 0;
+    for (auto& v : visits) wrong += v.load(std::memory_order_relaxed) == 1 ? 0 : 1;
+    EXPECT_EQ(wrong, 0U);
+    // And the pool works as before.
+    EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow), sum);
+  }
+}
+
+// Several outside threads share one pool: each call's two ends are its own.
+TEST(AlgorithmEntry, OutsideThreadsAtOnce) {
+  std::size_t const n = entry_size() / 2;
+  std::vector<std::uint64_t> in(n);
+  std::iota(in.begin(), in.end(), std::uint64_t{0});
+  std::uint64_t const sum =
+      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  on_entry_pools([&](fj::detail::pool_base& pool) {
+    std::atomic<int> wrong{0};
+    std::vector<std::thread> threads;
+    threads.reserve(3);
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&] {
+        for (int c = 0; c < 5; ++c) {
+          if (fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow) != sum)
+            wrong.fetch_add(1);
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
+  });
+}
+
+}  // namespace
