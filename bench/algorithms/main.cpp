@@ -150,60 +150,6 @@ double copy_bandwidth(int threads, int reps) {
   return median(samples);
 }
 
-// The same threads and buffer size, but with the loops a compiled algorithm is made of: a sum (bytes read per
-// second) and y[i] = x[i] + 1 (bytes read plus written). memcpy moves memory with instructions that ordinary
-// loads and stores do not match (it is faster than the read-only sum here), so these two are the bounds
-// a loop can reach: the reductions and find are held against the first, the algorithms that write against
-// the second.
-struct loop_bandwidths {
-  double read;
-  double read_write;
-};
-
-loop_bandwidths loop_bandwidth(int threads, int reps) {
-  std::size_t const n = std::size_t{1} << 25;
-  std::vector<value> from(n, 1);
-  std::vector<value> to(n, 0);
-  std::vector<value> sums(static_cast<std::size_t>(threads));
-  loop_bandwidths result{};
-  for (bool const writes : {false, true}) {
-    std::vector<double> samples;
-    for (int r = 0; r <= reps; ++r) {
-      evict_caches();
-      auto const t0 = clock_type::now();
-      std::vector<std::thread> pool;
-      pool.reserve(static_cast<std::size_t>(threads));
-      for (int t = 0; t < threads; ++t) {
-        pool.emplace_back([&, t] {
-          auto const ut = static_cast<std::size_t>(t);
-          auto const uthreads = static_cast<std::size_t>(threads);
-          std::size_t const lo = n * ut / uthreads;
-          std::size_t const hi = n * (ut + 1) / uthreads;
-          if (writes) {
-            for (std::size_t i = lo; i < hi; ++i) to[i] = from[i] + 1;
-          } else {
-            sums[ut] = std::accumulate(from.begin() + static_cast<std::ptrdiff_t>(lo),
-                                       from.begin() + static_cast<std::ptrdiff_t>(hi), value{0});
-          }
-        });
-      }
-      for (auto& th : pool) th.join();
-      double const s = seconds_since(t0);
-      if (r > 0) samples.push_back(static_cast<double>((writes ? 2 : 1) * n * sizeof(value)) / s);
-    }
-    (writes ? result.read_write : result.read) = median(samples);
-  }
-  static volatile value sink = 0;
-  sink = sink + std::accumulate(sums.begin(), sums.end(), to[n / 2]);
-  return result;
-}
-
-// Whether a memory-bound algorithm writes an output (its bytes count reads and writes) or only reads.
-bool writes_output(const std::string& algorithm) {
-  return algorithm == "for_each" || algorithm == "transform" || algorithm == "inclusive_scan" ||
-         algorithm == "exclusive_scan";
-}
-
 // One benchmarked case: how to run one implementation on it (false: the implementation lacks it), how many
 // bytes one call reads and writes (0: not memory-bound), and whether a call needs fresh input.
 struct bench_case {
@@ -228,7 +174,6 @@ struct row {
   double speedup;  // serial median / this median
   double gbps;     // bytes per second / 1e9, 0 when not memory-bound
   double of_copy;  // gbps / copy bandwidth at this worker count
-  double of_loop;  // gbps / the loop bound at this worker count (loop_bandwidth)
 };
 
 struct data {
@@ -404,13 +349,13 @@ double load_average() {
 
 // The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
 // best parallel peer's and their ratio, forkjoin's over serial std::'s (the small-input target: at most 1.2
-// at 10^3 elements), and for memory-bound cases forkjoin's GB/s and its shares of the copy and loop bounds.
+// at 10^3 elements), and for memory-bound cases forkjoin's GB/s and its share of the copy bandwidth.
 void print_summary(const std::vector<row>& rows, std::size_t impls) {
   std::printf(
       "\nsummary: fj/best = forkjoin's median over the best parallel peer's (below 1: forkjoin faster); "
       "fj/serial = over serial std::'s\n");
   std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %9s  %s\n", "algorithm", "input", "n", "P",
-              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "GB/s (of copy, of loop)");
+              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "GB/s (of copy)");
   for (std::size_t i = 0; i + impls <= rows.size(); i += impls) {
     row const& serial = rows[i];
     row const& fj = rows[i + 1];
@@ -425,10 +370,7 @@ void print_summary(const std::vector<row>& rows, std::size_t impls) {
     if (serial.seconds > 0 && fj.seconds > 0)
       std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / serial.seconds);
     char gbps[48] = "";
-    if (fj.gbps > 0) {
-      std::snprintf(gbps, sizeof gbps, "%.2f (%.0f %%, %.0f %%)", fj.gbps, 100 * fj.of_copy,
-                    100 * fj.of_loop);
-    }
+    if (fj.gbps > 0) std::snprintf(gbps, sizeof gbps, "%.2f (%.0f %%)", fj.gbps, 100 * fj.of_copy);
     std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s  %s\n", fj.algorithm.c_str(), fj.input.c_str(),
                 fj.n, fj.workers, format_time(fj.seconds).c_str(),
                 best != 0 ? format_time(rows[i + best].seconds).c_str() : "—",
@@ -457,14 +399,9 @@ int main(int argc, char** argv) {
 
   double const load_before = load_average();
   std::vector<double> bandwidth;
-  std::vector<loop_bandwidths> loops;
   for (int w : o.workers) {
     bandwidth.push_back(copy_bandwidth(w, o.reps));
-    loops.push_back(loop_bandwidth(w, o.reps));
-    std::printf(
-        "bandwidth, %d thread(s): copy %.2f GB/s (read + written); loops: sum %.2f GB/s (read), "
-        "y = x + 1 %.2f GB/s (read + written)\n",
-        w, bandwidth.back() / 1e9, loops.back().read / 1e9, loops.back().read_write / 1e9);
+    std::printf("copy bandwidth, %d thread(s): %.2f GB/s (read + written)\n", w, bandwidth.back() / 1e9);
   }
 
   std::vector<std::size_t> sizes = o.sizes;
@@ -505,15 +442,13 @@ int main(int argc, char** argv) {
         }
         double const serial = median(samples[0]);
         for (std::size_t k = 0; k < impls.size(); ++k) {
-          row rw{c.algorithm, c.input, n, w, impls[k].name, -1, 0, 0, 0, 0};
+          row rw{c.algorithm, c.input, n, w, impls[k].name, -1, 0, 0, 0};
           if (available[k]) {
             rw.seconds = median(samples[k]);
             rw.speedup = serial / rw.seconds;
             if (c.bytes > 0) {
               rw.gbps = c.bytes / rw.seconds / 1e9;
               rw.of_copy = c.bytes / rw.seconds / bandwidth[wi];
-              double const bound = writes_output(c.algorithm) ? loops[wi].read_write : loops[wi].read;
-              rw.of_loop = c.bytes / rw.seconds / bound;
             }
           }
           rows.push_back(rw);
@@ -540,10 +475,10 @@ int main(int argc, char** argv) {
   {
     std::ofstream csv(o.out + "/algorithms.csv");
     csv << "algorithm,input,n,workers,implementation,median_seconds,speedup_vs_serial,gb_per_s,fraction_of_"
-           "copy,fraction_of_loop\n";
+           "copy\n";
     for (auto const& r : rows) {
       csv << r.algorithm << ",\"" << r.input << "\"," << r.n << ',' << r.workers << ",\"" << r.impl << "\","
-          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.of_copy << ',' << r.of_loop << '\n';
+          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.of_copy << '\n';
     }
   }
   {
@@ -552,13 +487,10 @@ int main(int argc, char** argv) {
     md << "Median of " << o.reps << " interleaved samples per cell; speedup over serial std:: in brackets. ";
     md << "For memory-bound algorithms, forkjoin's GB/s (bytes read + written per second) and its share of "
           "the ";
-    md << "copy bandwidth measured at the same thread count, and of the bound of a loop (a sum for the "
-          "algorithms "
-          "that only read, y = x + 1 for those that write):";
+    md << "copy bandwidth measured at the same thread count:";
     for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, " %d thread(s) copy %.2f GB/s, sum %.2f GB/s, y = x + 1 %.2f GB/s;",
-                    o.workers[wi], bandwidth[wi] / 1e9, loops[wi].read / 1e9, loops[wi].read_write / 1e9);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " %d thread(s) %.2f GB/s;", o.workers[wi], bandwidth[wi] / 1e9);
       md << buf;
     }
     md << " `fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
@@ -568,7 +500,7 @@ int main(int argc, char** argv) {
     md << load;
     md << "| algorithm | input | n | P |";
     for (auto const& k : impls) md << ' ' << k.name << " |";
-    md << " forkjoin GB/s (of copy, of loop) | fj/best |\n|---|---|---|---|";
+    md << " forkjoin GB/s (of copy) | fj/best |\n|---|---|---|---|";
     for (std::size_t k = 0; k < impls.size(); ++k) md << "---|";
     md << "---|---|\n";
     for (std::size_t i = 0; i < rows.size(); i += impls.size()) {
@@ -590,8 +522,7 @@ int main(int argc, char** argv) {
       auto const& fj = rows[i + 1];
       char buf[96];
       if (fj.gbps > 0) {
-        std::snprintf(buf, sizeof buf, " %.2f (%.0f %%, %.0f %%) |", fj.gbps, 100 * fj.of_copy,
-                      100 * fj.of_loop);
+        std::snprintf(buf, sizeof buf, " %.2f (%.0f %%) |", fj.gbps, 100 * fj.of_copy);
         md << buf;
       } else {
         md << " |";
