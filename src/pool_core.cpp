@@ -247,6 +247,10 @@ pool_core::~pool_core() {
 void pool_core::shutdown() { engine_->shutdown(); }
 std::size_t pool_core::size() const noexcept { return engine_->workers_.size(); }
 std::size_t pool_core::sleeping() const noexcept { return engine_->sleeping(); }
+bool pool_core::room_beside_caller() const noexcept {
+  // A pool without accounting counts no active worker: always room, as before.
+  return engine_->accounting_->active() + 1 < static_cast<std::int64_t>(engine_->workers_.size());
+}
 const std::string& pool_core::description() const noexcept { return engine_->description_; }
 std::size_t pool_core::stack_budget() const noexcept { return engine_->stack_budget_; }
 inflight_counter& pool_core::inflight() noexcept { return engine_->inflight_; }

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "forkjoin/detail/atomics.hpp"
+#include "forkjoin/detail/cpu_relax.hpp"
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/frame.hpp"
 #include "forkjoin/detail/segmented_stack.hpp"
@@ -25,16 +26,6 @@
 #include "pool_engine.hpp"
 
 namespace fj::detail {
-
-namespace {
-
-void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
-
-}  // namespace
 
 void pool_engine::run(worker_context& w) {
   tls_worker = &w;

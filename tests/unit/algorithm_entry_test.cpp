@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -213,6 +215,55 @@ TEST(AlgorithmEntry, TheCallerTakesBackARootNoWorkerStarted) {
     EXPECT_EQ(wrong, 0U);
     // And the pool works as before.
     EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow), sum);
+  }
+}
+
+// The threads that ran elements of one call each.
+class threads_seen {
+ public:
+  void note() {
+    thread_local std::uint64_t noted = 0;
+    if (noted == id_) return;
+    noted = id_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    ids_.insert(std::this_thread::get_id());
+  }
+  [[nodiscard]] std::size_t count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ids_.size();
+  }
+
+ private:
+  static inline std::atomic<std::uint64_t> next_id{1};
+  std::uint64_t const id_ = next_id.fetch_add(1);
+  std::mutex mutex_;
+  std::set<std::thread::id> ids_;
+};
+
+// The caller counts as one of the pool's threads: on a lazy pool of two workers, a call's elements run on the
+// caller and at most one worker (its pieces split only while a worker slot is left beside the active ones and
+// the caller), not on three threads that would share two cores.
+TEST(AlgorithmEntry, TheCallerTakesAWorkersPlace) {
+  std::size_t const n = entry_size();
+  std::vector<std::uint64_t> in(n);
+  std::iota(in.begin(), in.end(), std::uint64_t{0});
+  std::uint64_t const sum =
+      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  fj::lazy_pool pool(2);
+  for (int rep = 0; rep < 3; ++rep) {
+    auto seen = std::make_unique<threads_seen>();
+    fj::for_each_index(pool, std::size_t{0}, n, [&](std::size_t i) {
+      seen->note();
+      (void)slow(i);
+    });
+    EXPECT_LE(seen->count(), 2U) << "for_each ran on more threads than the pool has workers";
+    seen = std::make_unique<threads_seen>();
+    auto noted = [&](std::uint64_t x) {
+      seen->note();
+      return slow(x);
+    };
+    EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, noted), sum);
+    EXPECT_LE(seen->count(), 2U) << "transform_reduce ran on more threads than the pool has workers";
   }
 }
 

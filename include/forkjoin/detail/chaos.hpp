@@ -11,6 +11,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <thread>
+
+#include "forkjoin/detail/cpu_relax.hpp"
 #endif
 
 namespace fj::detail {
@@ -35,11 +37,7 @@ inline void chaos_point() noexcept {
   switch (state % 8) {
     case 0: std::this_thread::yield(); break;
     case 1:
-      for (std::uint64_t i = (state >> 8) % 64; i > 0; --i) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-      }
+      for (std::uint64_t i = (state >> 8) % 64; i > 0; --i) cpu_relax();
       break;
     default: break;
   }

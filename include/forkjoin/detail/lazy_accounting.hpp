@@ -58,6 +58,14 @@ class lazy_accounting {
            active_.load(std::memory_order_seq_cst) > 0;
   }
 
+  // Workers running a task now: a hint for the algorithms' calls from ordinary code
+  // (pool_core::room_beside_caller).
+  [[nodiscard]] std::int64_t active() const noexcept {
+    // relaxed: a stale count only makes a piece split once too often or ask again one block later; nothing is
+    // published through it.
+    return active_.load(std::memory_order_relaxed);
+  }
+
   // A thief of `group` is about to sleep (or to decide not to): it stops counting as awake ...
   void leave(std::size_t group) noexcept {
     if (on_) thieves_[group].n.fetch_sub(1, std::memory_order_seq_cst);  // seq_cst: see become_active()

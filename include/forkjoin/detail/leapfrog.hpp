@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <thread>
 
+#include "forkjoin/detail/cpu_relax.hpp"
 #include "forkjoin/detail/fatal.hpp"
 #include "forkjoin/detail/slow_path.hpp"
 #include "forkjoin/detail/spawn_record.hpp"
@@ -67,9 +68,7 @@ FJ_DETAIL_SLOW_PATH inline void wait_for_stolen(scope_state& s) {
       // Oversubscribed: the thieves may need this core.
       std::this_thread::yield();
     } else {
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
+      cpu_relax();
     }
   }
 }

@@ -87,6 +87,11 @@ class pool_core {
 
   [[nodiscard]] std::size_t size() const noexcept;
 
+  // Whether a lazy pool has a worker slot left beside the workers running tasks and one thread from outside
+  // working with them (an algorithm's caller, docs/algorithms.md "Entering the pool"): then a piece of that
+  // call may split for another worker to take. Always true on pools that keep no such count (busy, unit).
+  [[nodiscard]] bool room_beside_caller() const noexcept;
+
   // Workers registered as sleeping right now (a snapshot, for tests and monitoring).
   [[nodiscard]] std::size_t sleeping() const noexcept;
   [[nodiscard]] const std::string& description() const noexcept;

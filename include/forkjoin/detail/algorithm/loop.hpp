@@ -24,6 +24,7 @@
 
 #include "forkjoin/default_pool.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
+#include "forkjoin/detail/cpu_relax.hpp"
 #include "forkjoin/errors.hpp"
 #include "forkjoin/fork.hpp"
 #include "forkjoin/join.hpp"
@@ -66,14 +67,15 @@ struct pool_prewake {
 
 // Runs ctx->run over [lo, hi): one block at a time, and splits what is left in two whenever this worker's
 // deque is empty (partition.hpp, should_split).
-template <class Ctx>
+// BesideCaller: a piece of a call whose caller works on it too (should_split_beside_caller).
+template <class Ctx, bool BesideCaller = false>
 task<void> lazy_loop(Ctx* ctx, std::size_t lo, std::size_t hi) {
   while (lo < hi) {
     if (ctx->stop.stopped()) co_return;
-    if (hi - lo > ctx->block && should_split()) {
+    if (hi - lo > ctx->block && (BesideCaller ? should_split_beside_caller() : should_split())) {
       std::size_t const mid = lo + (hi - lo) / 2;
-      co_await fj::fork(lazy_loop<Ctx>, ctx, lo, mid);
-      co_await fj::call(lazy_loop<Ctx>, ctx, mid, hi);
+      co_await fj::fork(lazy_loop<Ctx, BesideCaller>, ctx, lo, mid);
+      co_await fj::call(lazy_loop<Ctx, BesideCaller>, ctx, mid, hi);
       co_await fj::join;
       co_return;
     }
@@ -214,13 +216,13 @@ struct shared_range {
 }
 
 // The pool's end of a shared loop: takes its share from the right and runs it with lazy splitting, so that
-// every worker that wakes joins in, until the ends meet.
+// the workers that wake join in (up to P - 1 of them: the caller is the P-th thread), until the ends meet.
 template <class Ctx>
 task<void> pool_end_loop(shared_range<Ctx>* s) {
   std::size_t first = 0;
   std::size_t last = 0;
   while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
-    co_await fj::call(lazy_loop<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    co_await fj::call(lazy_loop<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;
   }
 }
@@ -228,12 +230,6 @@ task<void> pool_end_loop(shared_range<Ctx>* s) {
 // The time the caller polls for the pool's end before it blocks: when both ends keep pace, the pool's workers
 // are each finishing a block when the caller runs out, and a blocked caller is woken through the kernel.
 inline constexpr std::uint64_t exit_spin_ns = 2 * target_block_ns;
-
-inline void spin_pause() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#endif
-}
 
 // After the caller's last block: the pool's end's result. If no worker has taken the root yet (the workers
 // are still waking, or busy), the caller has run every block itself: it takes the root back instead of
@@ -253,7 +249,7 @@ T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr
   using clock = std::chrono::steady_clock;
   auto const until = clock::now() + std::chrono::nanoseconds(exit_spin_ns);
   for (unsigned i = 1; !root.finished(); ++i) {
-    spin_pause();
+    cpu_relax();
     if (i % 32 == 0 && clock::now() >= until) break;
   }
   if (mine) {
@@ -267,21 +263,30 @@ T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr
   return root.wait();
 }
 
+// The caller's end of a shared loop or fold, once `root` (the pool's end) is started: runs
+// block(lo, hi) on one block after another from the left until the ends meet or the call stops, then
+// returns the pool's end's result (finish_shared).
+template <class T, class Ctx, class Block>
+T caller_end(pool_core& core, shared_range<Ctx>& s, started_root<T>& root, Block block) {
+  std::exception_ptr mine;
+  try {
+    std::size_t b = 0;
+    while (!s.ctx->stop.stopped() && s.ends.take_left(b)) block(s.begin_of(b), s.end_of(b));
+  } catch (...) {
+    s.ctx->stop
+        .stop();  // the pool's end stops too (the contexts' run() does this already; a sort's need not)
+    mine = std::current_exception();
+  }
+  return finish_shared(core, root, mine);
+}
+
 // [from, n) shared between the caller and the pool (from ordinary code, automatic partition).
 template <scheduler Pool, class Ctx>
 void loop_shared(Pool& pool, Ctx& ctx, std::size_t from, std::size_t n) {
   shared_range<Ctx> s(&ctx, from, n);
   started_root<void> root;
   root.start(pool.core(), pool_end_loop<Ctx>, &s);
-  std::exception_ptr mine;
-  try {
-    std::size_t b = 0;
-    while (!ctx.stop.stopped() && s.ends.take_left(b)) ctx.run(s.begin_of(b), s.end_of(b));
-  } catch (...) {
-    ctx.stop.stop();  // the pool's end stops too (the contexts' run() does this already; a sort's need not)
-    mine = std::current_exception();
-  }
-  finish_shared(pool.core(), root, mine);
+  caller_end(pool.core(), s, root, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
 }
 
 // From ordinary code: the serial part here, the rest as a root on `pool`.
@@ -328,18 +333,18 @@ std::optional<T> combine(Ctx* ctx, std::optional<T> a, std::optional<T> b) {
   return std::optional<T>(ctx->combine(std::move(*a), std::move(*b)));
 }
 
-template <class Ctx>
+template <class Ctx, bool BesideCaller = false>
 task<std::optional<typename Ctx::value_type>> lazy_fold(Ctx* ctx, std::size_t lo, std::size_t hi) {
   using T = typename Ctx::value_type;
   std::optional<T> acc;
   while (lo < hi) {
     if (ctx->stop.stopped()) co_return acc;
-    if (hi - lo > ctx->block && should_split()) {
+    if (hi - lo > ctx->block && (BesideCaller ? should_split_beside_caller() : should_split())) {
       std::size_t const mid = lo + (hi - lo) / 2;
       std::optional<T> left;
       std::optional<T> right;
-      co_await fj::fork(&left, lazy_fold<Ctx>, ctx, lo, mid);
-      co_await fj::call(&right, lazy_fold<Ctx>, ctx, mid, hi);
+      co_await fj::fork(&left, lazy_fold<Ctx, BesideCaller>, ctx, lo, mid);
+      co_await fj::call(&right, lazy_fold<Ctx, BesideCaller>, ctx, mid, hi);
       co_await fj::join;
       // [start, lo) then [lo, mid) then [mid, hi): the order is kept, so op need only be associative.
       co_return combine(ctx, combine(ctx, std::move(acc), std::move(left)), std::move(right));
@@ -418,7 +423,7 @@ task<std::optional<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s
   std::size_t last = 0;
   while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
     std::optional<T> piece;
-    co_await fj::call(&piece, lazy_fold<Ctx>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    co_await fj::call(&piece, lazy_fold<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;
     acc = combine(s->ctx, std::move(piece), std::move(acc));
   }
@@ -434,15 +439,8 @@ std::optional<typename Ctx::value_type> fold_shared(Pool& pool, Ctx& ctx,
   shared_range<Ctx> s(&ctx, from, n);
   started_root<std::optional<T>> root;
   root.start(pool.core(), pool_end_fold<Ctx>, &s);
-  std::exception_ptr mine;
-  try {
-    std::size_t b = 0;
-    while (!ctx.stop.stopped() && s.ends.take_left(b)) ctx.fold(prefix, s.begin_of(b), s.end_of(b));
-  } catch (...) {
-    ctx.stop.stop();  // the pool's end stops too
-    mine = std::current_exception();
-  }
-  std::optional<T> rest = finish_shared(pool.core(), root, mine);
+  std::optional<T> rest =
+      caller_end(pool.core(), s, root, [&](std::size_t lo, std::size_t hi) { ctx.fold(prefix, lo, hi); });
   return combine(&ctx, std::move(prefix), std::move(rest));
 }
 

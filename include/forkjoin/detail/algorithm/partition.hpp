@@ -123,6 +123,14 @@ class stop_flag {
   return w != nullptr && tls_owner.empty() && w->spawned_owner.empty();
 }
 
+// should_split for a piece of a call that its caller works on too (loop.hpp, "from ordinary code"): also only
+// while the pool has a worker slot left beside its active workers and that caller, so that the call keeps to
+// the pool's P threads instead of P + 1 (docs/algorithms.md "Entering the pool").
+[[nodiscard]] inline bool should_split_beside_caller() noexcept {
+  worker_context* const w = tls_worker;
+  return w != nullptr && tls_owner.empty() && w->spawned_owner.empty() && w->pool->room_beside_caller();
+}
+
 // What every context of a split algorithm holds: the stop flag, and the block size its engine uses.
 struct piece_state {
   stop_flag stop;
