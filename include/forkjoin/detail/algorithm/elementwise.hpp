@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "forkjoin/detail/algorithm/fold_run.hpp"
 #include "forkjoin/detail/algorithm/loop.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
 
@@ -119,50 +120,7 @@ struct transform_reduce_ctx : piece_state {
     });
   }
 
-  // Folds `count` elements from `it` into `a`. Four accumulators over the four quarters of the block,
-  // combined in index order at the end: four independent chains instead of one, which a compute-bound fold (a
-  // sum of squares) needs to keep the core busy. Every operand keeps its place, so op need only be
-  // associative, as everywhere else; only the grouping differs from one accumulator's (for floating point,
-  // the rounding).
-  T run(It it, std::size_t count, T a) {
-    if (count < 4 * min_quarter) return run_one(it, count, std::move(a));
-    std::size_t const q = count / 4;
-    It i1 = at(it, q);
-    It i2 = at(it, 2 * q);
-    It i3 = at(it, 3 * q);
-    It const rest = at(it, 4 * q);
-    a = std::invoke(*reduce, std::move(a), std::invoke(*transform, *it));
-    T b = std::invoke(*transform, *i1);
-    T c = std::invoke(*transform, *i2);
-    T d = std::invoke(*transform, *i3);
-    ++it;
-    ++i1;
-    ++i2;
-    ++i3;
-    for (std::size_t i = 1; i < q; ++i, ++it, ++i1, ++i2, ++i3) {
-      a = std::invoke(*reduce, std::move(a), std::invoke(*transform, *it));
-      b = std::invoke(*reduce, std::move(b), std::invoke(*transform, *i1));
-      c = std::invoke(*reduce, std::move(c), std::invoke(*transform, *i2));
-      d = std::invoke(*reduce, std::move(d), std::invoke(*transform, *i3));
-    }
-    d = run_one(rest, count - 4 * q, std::move(d));
-    a = std::invoke(*reduce, std::move(a), std::move(b));
-    a = std::invoke(*reduce, std::move(a), std::move(c));
-    return std::invoke(*reduce, std::move(a), std::move(d));
-  }
-
-  // Below four quarters of this many elements, one accumulator.
-  static constexpr std::size_t min_quarter = 16;
-
-  // A counted loop in a function of its own, with a local accumulator: clang-19 then vectorises it (the sum
-  // of squares of 64-bit integers with pmuludq). An `it != end` loop that the first element's branch jumped
-  // into was compiled as a scalar loop, one multiply per element (docs/performance.md "Parallel algorithms").
-  T run_one(It it, std::size_t count, T a) {
-    for (std::size_t i = 0; i < count; ++i, ++it) {
-      a = std::invoke(*reduce, std::move(a), std::invoke(*transform, *it));
-    }
-    return a;
-  }
+  T run(It it, std::size_t count, T a) { return fold_run(it, count, std::move(a), *reduce, *transform); }
 
   T combine(T a, T b) { return std::invoke(*reduce, std::move(a), std::move(b)); }
 };

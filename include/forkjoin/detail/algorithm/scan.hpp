@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "forkjoin/detail/algorithm/fold_run.hpp"
 #include "forkjoin/detail/algorithm/loop.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
 
@@ -120,13 +121,14 @@ T scan_folding_run(It it, Out out, std::size_t count, T& carry, Op& op, bool inc
 }
 
 // The fold of [lo, hi) (not empty), for pass 1.
+// One accumulator, as scan_folding_run's fold of the chunks the left end scans: a chunk's fold is then the
+// same bits whichever end took it, which fixed_grain's determinism needs (not fold_run's four).
 template <class It, class T, class Op>
 T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   It it = at(first, lo);
   T acc(*it);
-  ++it;
-  for (std::size_t i = lo + 1; i < hi; ++i, ++it) acc = std::invoke(op, std::move(acc), *it);
-  return acc;
+  std::identity same;
+  return fold_one(++it, hi - lo - 1, std::move(acc), op, same);
 }
 
 // The chunks not yet taken, [left, right), in one atomic word (left in the low half) so that one
