@@ -273,8 +273,8 @@ T caller_end(pool_core& core, shared_range<Ctx>& s, started_root<T>& root, Block
     std::size_t b = 0;
     while (!s.ctx->stop.stopped() && s.ends.take_left(b)) block(s.begin_of(b), s.end_of(b));
   } catch (...) {
-    s.ctx->stop
-        .stop();  // the pool's end stops too (the contexts' run() does this already; a sort's need not)
+    // The pool's end stops too (the contexts' run() does this already; a sort's need not).
+    s.ctx->stop.stop();
     mine = std::current_exception();
   }
   return finish_shared(core, root, mine);
