@@ -19,6 +19,7 @@
 #include <numeric>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/algorithm_test_support.hpp"
@@ -44,6 +45,19 @@ bool touch(std::uint64_t x) {
 }
 
 std::size_t entry_size() { return static_cast<std::size_t>(fj::test::scaled(60'000, 6'000)); }
+
+// 0, 1, ..., n - 1 and the serial sum of slow(x) over them: most tests below sum that input.
+struct slow_sum_input {
+  std::vector<std::uint64_t> in;
+  std::uint64_t sum;
+};
+slow_sum_input slow_input(std::size_t n) {
+  std::vector<std::uint64_t> in(n);
+  std::iota(in.begin(), in.end(), std::uint64_t{0});
+  std::uint64_t const sum =
+      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  return {std::move(in), sum};
+}
 
 // fn(pool) on lazy pools of 1, 2, 3, 4, 8 and 16 workers and busy pools of 2 and 3, as their common base.
 template <class Fn>
@@ -168,10 +182,7 @@ TEST(AlgorithmEntry, AnEarlyMatchStopsTheSearch) {
 TEST(AlgorithmEntry, ManyCallsInARow) {
   std::size_t const n = entry_size() / 4;
   int const calls = static_cast<int>(fj::test::scaled(200, 20));
-  std::vector<std::uint64_t> in(n);
-  std::iota(in.begin(), in.end(), std::uint64_t{0});
-  std::uint64_t const sum =
-      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  auto const [in, sum] = slow_input(n);
   on_entry_pools([&](fj::detail::pool_base& pool) {
     for (int c = 0; c < calls; ++c) {
       if (c % 16 == 15) std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -186,10 +197,7 @@ TEST(AlgorithmEntry, ManyCallsInARow) {
 // return once the blockers are released (here, after ten seconds).
 TEST(AlgorithmEntry, TheCallerTakesBackARootNoWorkerStarted) {
   std::size_t const n = entry_size();
-  std::vector<std::uint64_t> in(n);
-  std::iota(in.begin(), in.end(), std::uint64_t{0});
-  std::uint64_t const sum =
-      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  auto const [in, sum] = slow_input(n);
   for (std::size_t workers : {2U, 3U}) {
     fj::lazy_pool pool(workers);
     std::atomic<std::size_t> blocking{0};
@@ -249,10 +257,7 @@ class threads_seen {
 // the caller), not on three threads that would share two cores.
 TEST(AlgorithmEntry, TheCallerTakesAWorkersPlace) {
   std::size_t const n = entry_size();
-  std::vector<std::uint64_t> in(n);
-  std::iota(in.begin(), in.end(), std::uint64_t{0});
-  std::uint64_t const sum =
-      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  auto const [in, sum] = slow_input(n);
   fj::lazy_pool pool(2);
   for (int rep = 0; rep < 3; ++rep) {
     auto seen = std::make_unique<threads_seen>();
@@ -274,10 +279,7 @@ TEST(AlgorithmEntry, TheCallerTakesAWorkersPlace) {
 // Several outside threads share one pool: each call's two ends are its own.
 TEST(AlgorithmEntry, OutsideThreadsAtOnce) {
   std::size_t const n = entry_size() / 2;
-  std::vector<std::uint64_t> in(n);
-  std::iota(in.begin(), in.end(), std::uint64_t{0});
-  std::uint64_t const sum =
-      std::transform_reduce(in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, slow);
+  auto const [in, sum] = slow_input(n);
   on_entry_pools([&](fj::detail::pool_base& pool) {
     std::atomic<int> wrong{0};
     std::vector<std::thread> threads;
