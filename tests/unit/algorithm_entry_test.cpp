@@ -297,4 +297,61 @@ TEST(AlgorithmEntry, OutsideThreadsAtOnce) {
   });
 }
 
+// The ends word: the caller takes single blocks from the left, a loop's pool end shares from the left, a
+// fold's from the right, each share 1 / divisor of what is left (rounded up). Serially the sizes are exact;
+// with three threads taking at once every block is taken exactly once.
+TEST(AlgorithmEntry, TheEndsWordHandsOutEveryBlockOnce) {
+  using fj::detail::algo::shared_ends;
+  {
+    shared_ends ends(10);
+    std::size_t first = 0;
+    std::size_t last = 0;
+    ASSERT_TRUE(ends.take_right(first, last, 4));  // ceil(10 / 4) = 3
+    EXPECT_EQ(first, 7U);
+    EXPECT_EQ(last, 10U);
+    ASSERT_TRUE(ends.take_left_share(first, last, 4));  // ceil(7 / 4) = 2
+    EXPECT_EQ(first, 0U);
+    EXPECT_EQ(last, 2U);
+    std::size_t b = 0;
+    ASSERT_TRUE(ends.take_left(b));
+    EXPECT_EQ(b, 2U);
+    ASSERT_TRUE(ends.take_right(first, last, 2));  // ceil(4 / 2) = 2
+    EXPECT_EQ(first, 5U);
+    EXPECT_EQ(last, 7U);
+    ASSERT_TRUE(ends.take_left_share(first, last, 100));  // at least one
+    EXPECT_EQ(first, 3U);
+    EXPECT_EQ(last, 4U);
+    ASSERT_TRUE(ends.take_left(b));
+    EXPECT_EQ(b, 4U);
+    EXPECT_FALSE(ends.take_left(b));
+    EXPECT_FALSE(ends.take_right(first, last, 2));
+    EXPECT_FALSE(ends.take_left_share(first, last, 2));
+  }
+  std::size_t const blocks = static_cast<std::size_t>(fj::test::scaled(200'000, 20'000));
+  for (int round = 0; round < 5; ++round) {
+    shared_ends ends(blocks);
+    std::vector<std::atomic<int>> taken(blocks);
+    auto mark = [&](std::size_t first, std::size_t last) {
+      for (std::size_t i = first; i < last; ++i) taken[i].fetch_add(1, std::memory_order_relaxed);
+    };
+    std::thread right([&] {
+      std::size_t first = 0;
+      std::size_t last = 0;
+      while (ends.take_right(first, last, 8)) mark(first, last);
+    });
+    std::thread left_shares([&] {
+      std::size_t first = 0;
+      std::size_t last = 0;
+      while (ends.take_left_share(first, last, 8)) mark(first, last);
+    });
+    std::size_t b = 0;
+    while (ends.take_left(b)) mark(b, b + 1);
+    right.join();
+    left_shares.join();
+    std::size_t wrong = 0;
+    for (auto& t : taken) wrong += t.load(std::memory_order_relaxed) == 1 ? 0 : 1;
+    EXPECT_EQ(wrong, 0U) << "round " << round;
+  }
+}
+
 }  // namespace

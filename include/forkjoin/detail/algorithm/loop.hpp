@@ -134,7 +134,7 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 
 // ---- from ordinary code: the caller from the left, the pool from the right ----
 //
-// After the timed prefix the caller does not wait idle for the pool: it submits a root that takes half of
+// After the timed prefix the caller does not wait idle for the pool: it submits a root that takes shares of
 // what is left from the RIGHT, again and again, and itself goes on taking blocks from the LEFT until the two
 // ends meet (docs/algorithms.md "Entering the pool"). The caller is busy while the pool's workers wake, and
 // when it runs out of blocks the pool is finishing its last share, so the caller polls before it blocks.
@@ -165,21 +165,44 @@ class shared_ends {
     }
   }
 
-  // The pool's share of the blocks left: the right half of them (rounded up, so at least one): [first, last).
-  // False once the ends have met.
-  bool take_right(std::size_t& first, std::size_t& last) noexcept {
+  // A fold's pool share of the blocks left: the rightmost 1 / divisor of them (rounded up, so at least one):
+  // [first, last). Each such share lies just left of the one before, so the pool's end combines them in
+  // index order. False once the ends have met.
+  bool take_right(std::size_t& first, std::size_t& last, std::uint64_t divisor) noexcept {
     // relaxed: as in take_left.
     std::uint64_t w = word_.load(std::memory_order_relaxed);
     while (true) {
       std::uint64_t const left = w & half_max;
       std::uint64_t const right = w >> 32;
       if (left >= right) return false;
-      std::uint64_t const new_right = right - (right - left + 1) / 2;
+      std::uint64_t const new_right = right - (right - left + divisor - 1) / divisor;
       // relaxed (both orders): as in take_left.
       if (word_.compare_exchange_weak(w, (new_right << 32) | left, std::memory_order_relaxed,
                                       std::memory_order_relaxed)) {
         first = static_cast<std::size_t>(new_right);
         last = static_cast<std::size_t>(right);
+        return true;
+      }
+    }
+  }
+
+  // A loop's pool share: the leftmost 1 / divisor of the blocks left (rounded up): [first, last), taken from
+  // where the caller takes its blocks, so that both ends run in index order. A loop combines nothing, and a
+  // search (find_if) then finds an early match without the pool scanning far beyond it. False once the ends
+  // have met.
+  bool take_left_share(std::size_t& first, std::size_t& last, std::uint64_t divisor) noexcept {
+    // relaxed: as in take_left.
+    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    while (true) {
+      std::uint64_t const left = w & half_max;
+      std::uint64_t const right = w >> 32;
+      if (left >= right) return false;
+      std::uint64_t const new_left = left + (right - left + divisor - 1) / divisor;
+      // relaxed (both orders): as in take_left.
+      if (word_.compare_exchange_weak(w, (right << 32) | new_left, std::memory_order_relaxed,
+                                      std::memory_order_relaxed)) {
+        first = static_cast<std::size_t>(left);
+        last = static_cast<std::size_t>(new_left);
         return true;
       }
     }
@@ -215,13 +238,14 @@ struct shared_range {
   return (to - from) / block < shared_ends::half_max;
 }
 
-// The pool's end of a shared loop: takes its share from the right and runs it with lazy splitting, so that
-// the workers that wake join in (up to P - 1 of them: the caller is the P-th thread), until the ends meet.
+// The pool's end of a shared loop: takes shares from the left, beside the caller (take_left_share,
+// pool_share_divisor), and runs each with lazy splitting, so that the workers that wake join in (up to P - 1
+// of them: the caller is the P-th thread), until the ends meet.
 template <class Ctx>
 task<void> pool_end_loop(shared_range<Ctx>* s) {
   std::size_t first = 0;
   std::size_t last = 0;
-  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
+  while (!s->ctx->stop.stopped() && s->ends.take_left_share(first, last, pool_share_divisor())) {
     co_await fj::call(lazy_loop<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;
   }
@@ -421,7 +445,7 @@ task<std::optional<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s
   std::optional<T> acc;
   std::size_t first = 0;
   std::size_t last = 0;
-  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last)) {
+  while (!s->ctx->stop.stopped() && s->ends.take_right(first, last, pool_share_divisor())) {
     std::optional<T> piece;
     co_await fj::call(&piece, lazy_fold<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
     co_await fj::join;

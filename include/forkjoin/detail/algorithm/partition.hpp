@@ -12,6 +12,7 @@
 #include <iterator>
 #include <limits>
 
+#include "forkjoin/detail/pool_core.hpp"
 #include "forkjoin/detail/worker_context.hpp"
 
 namespace fj {
@@ -129,6 +130,17 @@ class stop_flag {
 [[nodiscard]] inline bool should_split_beside_caller() noexcept {
   worker_context* const w = tls_worker;
   return w != nullptr && tls_owner.empty() && w->spawned_owner.empty() && w->pool->room_beside_caller();
+}
+
+// The share of the blocks left that the pool's end of a call from ordinary code takes at once (loop.hpp,
+// shared_ends::take_right), as a divisor: half while another worker may still join (the share is then split
+// lazily among those that come); 1 / (2P) once none can. Then nobody can take part of a share from the worker
+// that holds it (it does not split, and the caller is no thief), so a large share would leave the caller
+// waiting at the end whenever that worker is slower than the caller; small shares end about together.
+[[nodiscard]] inline std::uint64_t pool_share_divisor() noexcept {
+  worker_context* const w = tls_worker;
+  if (w == nullptr || w->pool->room_beside_caller()) return 2;
+  return 2 * static_cast<std::uint64_t>(w->pool->size());
 }
 
 // What every context of a split algorithm holds: the stop flag, and the block size its engine uses.
