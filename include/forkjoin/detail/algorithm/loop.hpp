@@ -55,14 +55,6 @@ std::uint64_t entry_budget(Pool& pool) {
   return pool.core().size() == 1 ? unlimited_ns : enter_pool_ns;
 }
 
-// The timed prefix's half-way call from ordinary code: wake a worker of a lazy pool ahead of the submission
-// (pool_core::prewake; docs/algorithms.md "Grain").
-template <scheduler Pool>
-struct pool_prewake {
-  Pool* pool;
-  void operator()() const noexcept { pool->core().prewake(); }
-};
-
 // ---- the loop: Ctx has `stop_flag stop`, `std::size_t block` and `void run(lo, hi)` ----
 
 // Runs ctx->run over [lo, hi): one block at a time, and splits what is left in two whenever this worker's
@@ -104,8 +96,8 @@ struct loop_start {
   bool fixed;        // the rest goes to fixed_loop, else to lazy_loop
 };
 
-template <class Ctx, class Half = no_prewake>
-loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget_ns, Half half = {}) {
+template <class Ctx>
+loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget_ns) {
   switch (p.how()) {
     case partition::kind::fixed:
     case partition::kind::grain:
@@ -121,8 +113,7 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
     ctx.run(0, n);
     return {n, false};
   }
-  gate_result const g =
-      timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); }, half);
+  gate_result const g = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
   ctx.block = g.block;
   if (n - g.done <= g.block) {
     // What is left would be a single block on the pool, run after a wake-up: cheaper here.
@@ -321,7 +312,7 @@ void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
     ctx.run(0, n);
     return;
   }
-  loop_start const s = start_loop(ctx, n, p, entry_budget(pool), pool_prewake<Pool>{&pool});
+  loop_start const s = start_loop(ctx, n, p, entry_budget(pool));
   if (s.done == n || ctx.stop.stopped()) return;  // stopped: a search already found its answer
   if (s.fixed) {
     fj::sync_wait(pool, fixed_loop<Ctx>, &ctx, s.done, n);
@@ -404,9 +395,9 @@ struct fold_start {
   bool fixed;
 };
 
-template <class Ctx, class Half = no_prewake>
-fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget_ns,
-                                                Half half = {}) {
+template <class Ctx>
+fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partition p,
+                                                std::uint64_t budget_ns) {
   using T = typename Ctx::value_type;
   fold_start<T> s{std::nullopt, 0, false};
   switch (p.how()) {
@@ -427,7 +418,7 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
     return s;
   }
   gate_result const g =
-      timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); }, half);
+      timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); });
   ctx.block = g.block;
   s.done = g.done;
   if (n - g.done <= g.block) {
@@ -477,7 +468,7 @@ std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_
     if (n != 0) ctx.fold(acc, 0, n);
     return acc;
   }
-  auto s = start_fold(ctx, n, p, entry_budget(pool), pool_prewake<Pool>{&pool});
+  auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
   if (p.how() == partition::kind::automatic && fits_shared(ctx.block, s.done, n)) {
     return fold_shared(pool, ctx, std::move(s.prefix), s.done, n);
