@@ -324,4 +324,8 @@ bool pool_core::withdraw_root(root_base& root) noexcept {
   return true;
 }
 
+void pool_core::prewake() noexcept {
+  if (engine_->idle_ == pool_engine::idle_policy::sleep) engine_->wake_a_sleeper();
+}
+
 }  // namespace fj::detail

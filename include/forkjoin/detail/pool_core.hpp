@@ -138,6 +138,11 @@ class pool_core {
   // ordinary thread, destroyed during unwinding): counted in the first worker's exceptions_dropped.
   void count_dropped_exception() noexcept;
 
+  // On a lazy or unit pool, wakes one sleeping worker, if any, with no work for it yet (a no-op on a busy
+  // pool): a scan that will submit its chunks shortly calls it first, so that a worker is awake and spinning
+  // when they arrive instead of being woken by the submission (docs/algorithms.md "Grain").
+  void prewake() noexcept;
+
  private:
   pool_core(const config& cfg, build_mode mode);
 

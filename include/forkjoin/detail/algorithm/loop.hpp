@@ -55,6 +55,14 @@ std::uint64_t entry_budget(Pool& pool) {
   return pool.core().size() == 1 ? unlimited_ns : enter_pool_ns;
 }
 
+// A scan's half-way call from ordinary code: wake a worker of a lazy pool ahead of the submission
+// (pool_core::prewake; docs/algorithms.md "Grain").
+template <scheduler Pool>
+struct pool_prewake {
+  Pool* pool;
+  void operator()() const noexcept { pool->core().prewake(); }
+};
+
 // ---- the loop: Ctx has `stop_flag stop`, `std::size_t block` and `void run(lo, hi)` ----
 
 // Runs ctx->run over [lo, hi): one block at a time, and splits what is left in two whenever this worker's

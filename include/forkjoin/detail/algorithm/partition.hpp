@@ -154,27 +154,46 @@ struct gate_result {
   std::size_t block;  // block size for the rest, from the measured time per element
 };
 
+// When the timed prefix hands the rest to the pool: once the whole call looks longer than the budget, or
+// only once the budget has passed (the scans: their prefix is one pass over the data, their parallel part
+// reads some of it twice, so a longer prefix pays).
+enum class prefix_end : bool { projected, at_budget };
+
+// What an at_budget prefix does half way through its budget when the call looks like going parallel: nothing
+// inside a task (the pool's workers are awake), a prewake from ordinary code (scan_on's pool_prewake): the
+// blocks double, so the prefix ends about one block later, and the woken worker is then awake when the rest
+// is submitted.
+struct no_prewake {
+  void operator()() const noexcept {}
+};
+
 // Runs block(lo, hi) over [0, n) in growing blocks on the calling thread until either everything is done or
-// the whole call looks longer than budget_ns; then reports how far it got and a block size that should take
-// about target_block_ns. "Looks longer": after a quarter of the budget, the time so far scaled to all n
-// elements reaches the budget (or the budget has passed). Deciding then, not at the end of the budget, starts
-// the pool's workers while most of a call of a few hundred microseconds is still ahead; the quarter keeps the
-// first, cold blocks from deciding alone.
-template <class Block>
-gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block) {
+// the call goes parallel (`when`); then reports how far it got and a block size that should take about
+// target_block_ns. "Looks longer": after a quarter of the budget, the time so far scaled to all n elements
+// reaches the budget. Deciding then, not at the end of the budget, starts the pool's workers while most of a
+// call of a few hundred microseconds is still ahead; the quarter keeps the first, cold blocks from deciding
+// alone.
+template <class Block, class Half = no_prewake>
+gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block,
+                         prefix_end when = prefix_end::projected, Half half = {}) {
   using clock = std::chrono::steady_clock;
   auto const start = clock::now();
   std::size_t done = 0;
   std::size_t b = first_gate_block;
+  bool woke = false;
   while (done < n) {
     std::size_t const end = done + std::min(b, n - done);
     block(done, end);
     done = end;
     auto const elapsed = static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - start).count());
-    bool const projected_over =
-        elapsed >= budget_ns / 4 && static_cast<double>(elapsed) * static_cast<double>(n) >=
-                                        static_cast<double>(budget_ns) * static_cast<double>(done);
+    bool const projected_over = when == prefix_end::projected && elapsed >= budget_ns / 4 &&
+                                static_cast<double>(elapsed) * static_cast<double>(n) >=
+                                    static_cast<double>(budget_ns) * static_cast<double>(done);
+    if (when == prefix_end::at_budget && !woke && elapsed >= budget_ns / 2 && n - done >= done) {
+      woke = true;
+      half();
+    }
     if ((projected_over || elapsed >= budget_ns) && done < n) {
       double const per_element = static_cast<double>(elapsed) / static_cast<double>(done);
       double const want = static_cast<double>(target_block_ns) / std::max(per_element, 1e-3);

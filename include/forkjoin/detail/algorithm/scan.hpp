@@ -342,15 +342,16 @@ task<void> scan_parallel(Ctx* ctx, std::optional<T> initial) {
 
 // The serial part of a scan: everything (small inputs), or a timed prefix. Returns how far it got; `carry`
 // becomes the total so far. For a fixed partition the split does not depend on timing.
-template <class It, class Out, class T, class Op>
+template <class It, class Out, class T, class Op, class Half = no_prewake>
 std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& carry, Op& op, bool inclusive,
-                       partition p, std::uint64_t budget_ns) {
+                       partition p, std::uint64_t budget_ns, Half half = {}) {
   if (p.how() != partition::kind::automatic) {
     if (n > p.size()) return 0;
   } else if (n >= serial_cutoff && budget_ns != unlimited_ns) {
-    std::size_t const done = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) {
-                               scan_block(first, d_first, lo, hi, carry, op, inclusive);
-                             }).done;
+    auto const block = [&](std::size_t lo, std::size_t hi) {
+      scan_block(first, d_first, lo, hi, carry, op, inclusive);
+    };
+    std::size_t const done = timed_prefix(n, budget_ns, block, prefix_end::at_budget, half).done;
     if (n - done > scan_min_chunk) return done;
     // The rest would be a single chunk, scanned on the pool after a wake-up: cheaper here, in one pass.
     scan_block(first, d_first, done, n, carry, op, inclusive);
