@@ -1,9 +1,9 @@
 // The entry from ordinary code (loop.hpp, docs/algorithms.md "Entering the pool"): after the timed prefix the
-// caller takes blocks from the left while a root on the pool takes shares from the right. Elements slow
-// enough that the calls go past the prefix, at 1, 2, 3, 4, 8 and 16 workers on lazy and busy pools: every
-// element is visited once, results equal std::'s in index order, exceptions thrown on either end reach the
-// caller, a search still stops early, and many calls in a row (the pool's workers asleep, waking, or awake)
-// each end with the right answer.
+// caller takes blocks from the left while a root on the pool takes shares (a fold's from the right). Elements
+// slow enough that the calls go past the prefix, at 1, 2, 3, 4, 8 and 16 workers on lazy and busy pools:
+// every element is visited once, results equal std::'s in index order, exceptions thrown on either end reach
+// the caller, a search still stops early, and many calls in a row (the pool's workers asleep, waking, or
+// awake) each end with the right answer.
 #include <gtest/gtest.h>
 #include <forkjoin/algorithm.hpp>
 #include <forkjoin/forkjoin.hpp>

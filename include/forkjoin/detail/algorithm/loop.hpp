@@ -131,12 +131,13 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
   return {g.done, false};
 }
 
-// ---- from ordinary code: the caller from the left, the pool from the right ----
+// ---- from ordinary code: the caller block by block from the left, the pool in shares ----
 //
 // After the timed prefix the caller does not wait idle for the pool: it submits a root that takes shares of
-// what is left from the RIGHT, again and again, and itself goes on taking blocks from the LEFT until the two
-// ends meet (docs/algorithms.md "Entering the pool"). The caller is busy while the pool's workers wake, and
-// when it runs out of blocks the pool is finishing its last share, so the caller polls before it blocks.
+// what is left (a fold's from the RIGHT, a loop's from the left), again and again, and itself goes on taking
+// blocks from the LEFT until nothing is left (docs/algorithms.md "Entering the pool"). The caller is busy
+// while the pool's workers wake, and when it runs out of blocks the pool is finishing its last share, so the
+// caller polls before it blocks.
 
 // What neither end has taken of the rest after the prefix, in blocks: [left, right) in one atomic word (left
 // in the low half), so that one compare-exchange takes from either end and the ends never cross.
