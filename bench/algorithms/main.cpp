@@ -1,15 +1,19 @@
 // fj-algorithms: forkjoin's parallel algorithms (include/forkjoin/algorithm.hpp) against serial std::,
 // oneTBB, OpenMP and std::execution::par, at several sizes and worker counts. Implementations run
 // interleaved (one sample of each in turn), and each figure is the median of the samples. Every
-// implementation's answer is checked against the serial one first. See bench/algorithms/README.md.
+// implementation's answer is checked against the serial one first. Each memory-bound case also times a bound,
+// the simplest fast code with the case's access pattern, in the same loop. See bench/algorithms/README.md.
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -124,34 +128,169 @@ void evict_caches() {
   sink = sink + std::accumulate(buffer.begin(), buffer.end(), value{0});
 }
 
-// Bytes per second of a copy (bytes read plus bytes written), by `threads` threads each copying its share of
-// a buffer much larger than the caches: the most that a memory-bound algorithm can move.
-double copy_bandwidth(int threads, int reps) {
-  std::size_t const n = std::size_t{1} << 25;  // 2^25 values: 256 MiB each way
-  std::vector<value> from(n, 1);
-  std::vector<value> to(n, 0);
-  std::vector<double> samples;
-  for (int r = 0; r <= reps; ++r) {
-    evict_caches();
-    auto const t0 = clock_type::now();
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads));
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        std::size_t const lo = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
-        std::size_t const hi = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
-        std::memcpy(to.data() + lo, from.data() + lo, (hi - lo) * sizeof(value));
-      });
-    }
-    for (auto& th : pool) th.join();
-    double const s = seconds_since(t0);
-    if (r > 0) samples.push_back(static_cast<double>(2 * n * sizeof(value)) / s);
+// The bound: for each memory-bound case, the simplest fast code with the case's access pattern over the
+// case's own arrays, timed in the same loop as the implementations (README "The bound").
+
+// A CPU hint for a spinning thread (lets the sibling hyperthread run).
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// P threads that run one job together: the caller runs part 0 and P - 1 helper threads, created once (outside
+// every timed region), the others. Between the bound's samples the helpers sleep (a futex, through
+// std::atomic::wait), so that they take no core from the implementations timed in between. arm(), before the
+// bound's untimed reset and eviction, wakes them and makes them spin until disarm(): a job then starts
+// without a wake-up, whose latency on this virtual machine is not memory traffic, and which static shares
+// could not hide (the caller would wait for a late helper's whole share).
+class team {
+ public:
+  explicit team(int threads) {
+    for (int part = 1; part < threads; ++part) helpers_.emplace_back([this, part] { serve(part); });
   }
-  return median(samples);
+  team(const team&) = delete;
+  team& operator=(const team&) = delete;
+  ~team() {
+    disarm();
+    stop_.store(true, std::memory_order_relaxed);  // published by the release increment in wake()
+    wake();
+    for (auto& h : helpers_) h.join();
+  }
+
+  int size() const { return static_cast<int>(helpers_.size()) + 1; }
+
+  void arm() {
+    if (helpers_.empty() || armed_.load(std::memory_order_relaxed)) return;
+    // Relaxed: the flag only lets the helpers' spin go on; no data is published through it.
+    armed_.store(true, std::memory_order_relaxed);
+    wake();
+  }
+
+  void disarm() { armed_.store(false, std::memory_order_relaxed); }  // the helpers go back to sleep
+
+  // Runs f(part, parts) for every part of size() on its own thread; returns when all have returned. Arms the
+  // team first if it is not armed (then the helpers' wake-up is inside the call).
+  template <class F>
+  void run(F& f) {
+    if (helpers_.empty()) {
+      f(0, 1);
+      return;
+    }
+    arm();
+    job_ = [](void* ctx, int part, int parts) { (*static_cast<F*>(ctx))(part, parts); };
+    ctx_ = &f;
+    // Relaxed: published by the release increment of go_ below, which each helper acquires before it
+    // decrements pending_.
+    pending_.store(static_cast<int>(helpers_.size()), std::memory_order_relaxed);
+    // Release: pairs with the helpers' acquire load of go_, so that job_, ctx_, pending_ (and the caller's
+    // reset of the arrays) are visible to them.
+    go_.fetch_add(1, std::memory_order_release);
+    f(0, size());
+    // Acquire: pairs with each helper's release decrement, so that its part's writes are visible here and it
+    // no longer reads job_/ctx_ when the next run() writes them. Spins: the caller has nothing else to do.
+    while (pending_.load(std::memory_order_acquire) != 0) relax();
+  }
+
+ private:
+  using job_fn = void (*)(void* ctx, int part, int parts);
+
+  void wake() {
+    // Release: pairs with the helpers' acquire wait/load of generation_ (stop_ is visible to them).
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+  }
+
+  void serve(int part) {
+    std::uint32_t generation = 0;  // generation_ starts at 0, and only wake() changes it
+    std::uint32_t go = 0;          // the same for go_ and run()
+    for (;;) {
+      generation_.wait(generation, std::memory_order_acquire);   // pairs with wake()'s release increment
+      generation = generation_.load(std::memory_order_acquire);  // the same pairing
+      if (stop_.load(std::memory_order_relaxed)) return;
+      // Armed: spin for jobs until disarmed.
+      for (;;) {
+        std::uint32_t seen = go_.load(std::memory_order_acquire);  // pairs with run()'s release increment
+        while (seen == go && armed_.load(std::memory_order_relaxed)) {
+          relax();
+          seen = go_.load(std::memory_order_acquire);
+        }
+        if (seen == go) break;  // disarmed, no job: sleep
+        go = seen;
+        job_(ctx_, part, size());
+        // Release: pairs with run()'s acquire load of pending_ (this part's writes, and the end of its reads
+        // of job_ and ctx_, happen before the caller returns from run()).
+        pending_.fetch_sub(1, std::memory_order_release);
+      }
+    }
+  }
+
+  std::vector<std::thread> helpers_;
+  job_fn job_ = nullptr;  // written by the caller before a job starts, read by the helpers after it
+  void* ctx_ = nullptr;
+  std::atomic<std::uint32_t> generation_{0};  // +1 per wake(); sleeping helpers wait on it
+  std::atomic<std::uint32_t> go_{0};          // +1 per job; armed helpers spin on it
+  std::atomic<int> pending_{0};               // helpers that have not finished the current job
+  std::atomic<bool> armed_{false};            // armed helpers spin; disarmed ones sleep
+  std::atomic<bool> stop_{false};             // set once, by the destructor
+};
+
+// [lo, hi) of part `part` of `parts` of n elements: static contiguous shares, split at multiples of 8
+// elements (one 64-byte cache line) so that no line is written by two threads.
+struct share {
+  std::size_t lo;
+  std::size_t hi;
+};
+share share_of(std::size_t n, int part, int parts) {
+  auto const at = [&](int p) {
+    std::size_t const lines = (n + 7) / 8;
+    return std::min(n, 8 * (lines * static_cast<std::size_t>(p) / static_cast<std::size_t>(parts)));
+  };
+  return {at(part), at(part + 1)};
+}
+
+// Read-only bound (reduce, transform_reduce, count_if, find): the sum of xs, each thread its share, in a
+// plain loop: clang-19 vectorises it with two vector accumulators (four independent sums), so that the adds
+// do not wait for each other. (An explicit array of scalar accumulators was not vectorised.)
+value bound_read(team& t, std::span<const value> xs) {
+  struct alignas(64) partial {
+    value sum = 0;
+  };
+  std::vector<partial> partials(static_cast<std::size_t>(t.size()));
+  auto part = [&](int p, int parts) {
+    auto const [lo, hi] = share_of(xs.size(), p, parts);
+    value s = 0;
+    for (std::size_t i = lo; i < hi; ++i) s += xs[i];
+    partials[static_cast<std::size_t>(p)].sum = s;
+  };
+  t.run(part);
+  value sum = 0;
+  for (auto const& p : partials) sum += p.sum;
+  return sum;
+}
+
+// Read-one-write-another bound (transform, inclusive_scan, exclusive_scan): out = in + 1, each thread its
+// share; one read of in and one write of out, a scan's least traffic. A loop, not memcpy, so that the stores
+// are ordinary ones, as the implementations' are.
+void bound_stream(team& t, std::span<const value> in, std::span<value> out) {
+  auto part = [&](int p, int parts) {
+    auto const [lo, hi] = share_of(in.size(), p, parts);
+    for (std::size_t i = lo; i < hi; ++i) out[i] = in[i] + 1;
+  };
+  t.run(part);
+}
+
+// In-place bound (for_each): x = x + 1, each thread its share.
+void bound_in_place(team& t, std::span<value> xs) {
+  auto part = [&](int p, int parts) {
+    auto const [lo, hi] = share_of(xs.size(), p, parts);
+    for (std::size_t i = lo; i < hi; ++i) xs[i] += 1;
+  };
+  t.run(part);
 }
 
 // One benchmarked case: how to run one implementation on it (false: the implementation lacks it), how many
-// bytes one call reads and writes (0: not memory-bound), and whether a call needs fresh input.
+// bytes one call reads and writes (0: not memory-bound), whether a call needs fresh input, and its bound.
 struct bench_case {
   std::string algorithm;
   std::string input;
@@ -162,6 +301,9 @@ struct bench_case {
   std::function<bool(const kernels& k, int workers, bool check, bool& ok)> run;
   std::function<void()> reset;  // restores the input before a call that changes it (not timed)
   bool resets_each_call;
+  // Runs the case's bound once on a team (empty: the case has none); `check` checks what the bound computed
+  // (first call only), so that a bound that skipped work fails the program as a wrong answer does.
+  std::function<void(team& t, bool check, bool& ok)> bound;
 };
 
 struct row {
@@ -170,10 +312,10 @@ struct row {
   std::size_t n;
   int workers;
   std::string impl;
-  double seconds;  // median per call; < 0: not available
-  double speedup;  // serial median / this median
-  double gbps;     // bytes per second / 1e9, 0 when not memory-bound
-  double of_copy;  // gbps / copy bandwidth at this worker count
+  double seconds;     // median per call; < 0: not available
+  double speedup;     // serial median / this median
+  double gbps;        // bytes per second / 1e9, 0 when not memory-bound
+  double over_bound;  // this median / the bound's median (same case and P); 0 when the case has no bound
 };
 
 struct data {
@@ -215,6 +357,28 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
   double const v = sizeof(value);
   auto reset_work = [&d] { std::copy(d.in.begin(), d.in.end(), d.work.begin()); };
   auto no_reset = [] {};
+  // The bounds over the arrays the cases use (d's vectors are not resized after this point).
+  auto read_bound = [&d](std::size_t count, bool from_work) {
+    return [&d, count, from_work](team& t, bool check, bool& ok) {
+      std::span<const value> const xs(from_work ? d.work.data() : d.in.data(), count);
+      static volatile value sink = 0;  // the sum is used, so that it is computed even when not checked
+      value const sum = bound_read(t, xs);
+      sink = sink + sum;
+      if (check) ok = sum == std::accumulate(xs.begin(), xs.end(), value{0});
+    };
+  };
+  auto stream_bound = [&d](team& t, bool check, bool& ok) {
+    bound_stream(t, d.in, d.out);
+    if (check) {
+      ok = std::equal(d.in.begin(), d.in.end(), d.out.begin(), [](value x, value y) { return y == x + 1; });
+    }
+  };
+  auto in_place_bound = [&d](team& t, bool check, bool& ok) {
+    bound_in_place(t, d.work);
+    if (check) {
+      ok = std::equal(d.in.begin(), d.in.end(), d.work.begin(), [](value x, value y) { return y == x + 1; });
+    }
+  };
   if (want("for_each")) {
     std::vector<value> expected = d.in;
     for (auto& x : expected) x = fja::step(x);
@@ -225,7 +389,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = d.work == expected;
                        return true;
                      },
-                     reset_work, false});
+                     reset_work, false, in_place_bound});
   }
   if (want("transform")) {
     cases.push_back({"transform", "3x + 1", n, 2 * v * static_cast<double>(n),
@@ -238,7 +402,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        }
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, stream_bound});
   }
   value const sum = std::accumulate(d.in.begin(), d.in.end(), value{0});
   value squares = 0;
@@ -251,7 +415,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = r == sum;
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, read_bound(n, false)});
   }
   if (want("transform_reduce")) {
     cases.push_back({"transform_reduce", "sum of squares", n, v * static_cast<double>(n),
@@ -261,7 +425,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = r == squares;
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, read_bound(n, false)});
   }
   for (bool inclusive : {true, false}) {
     std::string const name = inclusive ? "inclusive_scan" : "exclusive_scan";
@@ -280,7 +444,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = d.out == expected;
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, stream_bound});
   }
   if (want("count_if")) {
     auto const count = std::count_if(d.in.begin(), d.in.end(), fja::counted);
@@ -291,7 +455,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = r == count;
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, read_bound(n, false)});
   }
   if (want("find")) {
     // One match, three quarters of the way: most of the range must be searched.
@@ -305,7 +469,7 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                        if (check) ok = r == at;
                        return true;
                      },
-                     no_reset, false});
+                     no_reset, false, read_bound(at + 1, true)});
   }
   for (bool presorted : {false, true}) {
     for (bool stable : {false, true}) {
@@ -320,7 +484,8 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                          if (check) ok = d.key_work == d.sorted_keys;
                          return true;
                        },
-                       [&d, &input] { std::copy(input.begin(), input.end(), d.key_work.begin()); }, true});
+                       [&d, &input] { std::copy(input.begin(), input.end(), d.key_work.begin()); }, true,
+                       nullptr});
     }
   }
   return cases;
@@ -347,34 +512,57 @@ double load_average() {
   return l;
 }
 
+// Rows come in groups, one group per case and worker count: one row per implementation, in the order of
+// `impls` (serial std:: first, forkjoin second, then the peers), and last the bound's row.
+struct group {
+  const row* first;
+  std::size_t impls;  // implementation rows; the bound's row follows them
+  const row& serial() const { return first[0]; }
+  const row& forkjoin() const { return first[1]; }
+  const row& bound() const { return first[impls]; }
+  // The fastest parallel peer (neither serial std::, forkjoin nor the bound); nullptr if none has the case.
+  const row* best_peer() const {
+    const row* best = nullptr;
+    for (std::size_t k = 2; k < impls; ++k) {
+      if (first[k].seconds > 0 && (best == nullptr || first[k].seconds < best->seconds)) best = &first[k];
+    }
+    return best;
+  }
+};
+
 // The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
 // best parallel peer's and their ratio, forkjoin's over serial std::'s (the small-input target: at most 1.2
-// at 10^3 elements), and for memory-bound cases forkjoin's GB/s and its share of the copy bandwidth.
+// at 10^3 elements), and for memory-bound cases the bound's median, forkjoin's over it (the bandwidth target:
+// at most 1.1 at 10^7 and 10^8 elements for reduce and the scans) and both GB/s.
 void print_summary(const std::vector<row>& rows, std::size_t impls) {
   std::printf(
       "\nsummary: fj/best = forkjoin's median over the best parallel peer's (below 1: forkjoin faster); "
-      "fj/serial = over serial std::'s\n");
-  std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %9s  %s\n", "algorithm", "input", "n", "P",
-              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "GB/s (of copy)");
-  for (std::size_t i = 0; i + impls <= rows.size(); i += impls) {
-    row const& serial = rows[i];
-    row const& fj = rows[i + 1];
-    std::size_t best = 0;
-    for (std::size_t k = 2; k < impls; ++k) {
-      if (rows[i + k].seconds > 0 && (best == 0 || rows[i + k].seconds < rows[i + best].seconds)) best = k;
-    }
+      "fj/serial = over serial std::'s;\n"
+      "fj/bound = over the bound's (same access pattern, same arrays and cache state; README \"The "
+      "bound\")\n");
+  std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %9s %10s %8s  %s\n", "algorithm", "input", "n", "P",
+              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "bound", "fj/bound",
+              "GB/s fj, bound");
+  for (std::size_t i = 0; i + impls + 1 <= rows.size(); i += impls + 1) {
+    group const g{&rows[i], impls};
+    row const& fj = g.forkjoin();
+    const row* best = g.best_peer();
     char ratio[32] = "—";
-    if (best != 0 && fj.seconds > 0)
-      std::snprintf(ratio, sizeof ratio, "%.2f", fj.seconds / rows[i + best].seconds);
+    if (best != nullptr && fj.seconds > 0)
+      std::snprintf(ratio, sizeof ratio, "%.2f", fj.seconds / best->seconds);
     char of_serial[32] = "—";
-    if (serial.seconds > 0 && fj.seconds > 0)
-      std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / serial.seconds);
+    if (g.serial().seconds > 0 && fj.seconds > 0)
+      std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / g.serial().seconds);
+    char of_bound[32] = "—";
     char gbps[48] = "";
-    if (fj.gbps > 0) std::snprintf(gbps, sizeof gbps, "%.2f (%.0f %%)", fj.gbps, 100 * fj.of_copy);
-    std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s  %s\n", fj.algorithm.c_str(), fj.input.c_str(),
-                fj.n, fj.workers, format_time(fj.seconds).c_str(),
-                best != 0 ? format_time(rows[i + best].seconds).c_str() : "—",
-                best != 0 ? rows[i + best].impl.c_str() : "—", ratio, of_serial, gbps);
+    if (fj.over_bound > 0) std::snprintf(of_bound, sizeof of_bound, "%.2f", fj.over_bound);
+    if (fj.gbps > 0 && g.bound().gbps > 0)
+      std::snprintf(gbps, sizeof gbps, "%.2f, %.2f", fj.gbps, g.bound().gbps);
+    std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s %10s %8s  %s\n", fj.algorithm.c_str(),
+                fj.input.c_str(), fj.n, fj.workers, format_time(fj.seconds).c_str(),
+                best != nullptr ? format_time(best->seconds).c_str() : "—",
+                best != nullptr ? best->impl.c_str() : "—", ratio, of_serial,
+                format_time(g.bound().seconds).c_str(), of_bound, gbps);
   }
 }
 
@@ -396,18 +584,17 @@ int main(int argc, char** argv) {
 #if defined(FJA_HAVE_STD_PAR)
   impls.push_back(fja::std_par_kernels());
 #endif
+  // The bound's threads, one team per worker count, created here so that no timed region creates a thread.
+  std::vector<std::unique_ptr<team>> teams;
+  teams.reserve(o.workers.size());
+  for (int w : o.workers) teams.push_back(std::make_unique<team>(w));
 
   double const load_before = load_average();
-  std::vector<double> bandwidth;
-  for (int w : o.workers) {
-    bandwidth.push_back(copy_bandwidth(w, o.reps));
-    std::printf("copy bandwidth, %d thread(s): %.2f GB/s (read + written)\n", w, bandwidth.back() / 1e9);
-  }
-
   std::vector<std::size_t> sizes = o.sizes;
   if (o.big) sizes.push_back(100'000'000);
   std::vector<row> rows;
   bool all_ok = true;
+  std::size_t const bound_slot = impls.size();  // in each round the bound runs after every implementation
   for (std::size_t n : sizes) {
     bool const big = o.big && n == 100'000'000;
     data d;
@@ -415,48 +602,61 @@ int main(int argc, char** argv) {
     for (auto& c : cases) {
       for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
         int const w = o.workers[wi];
+        team& t = *teams[wi];
         // Calls per sample: enough that a sample of a small input lasts long enough to time.
         std::size_t const inner =
             c.resets_each_call ? 1 : std::max<std::size_t>(1, 1'000'000 / std::max<std::size_t>(n, 1));
-        std::vector<std::vector<double>> samples(impls.size());
-        std::vector<bool> available(impls.size(), true);
+        std::vector<std::vector<double>> samples(impls.size() + 1);
+        std::vector<bool> available(impls.size() + 1, true);
+        available[bound_slot] = static_cast<bool>(c.bound);
         for (int r = -1; r < o.reps; ++r) {  // r == -1: the checked warm-up call
-          for (std::size_t k = 0; k < impls.size(); ++k) {
+          for (std::size_t k = 0; k <= bound_slot; ++k) {
             if (!available[k]) continue;
+            if (k == bound_slot) t.arm();  // untimed, before the reset and eviction (see team)
             c.reset();
             if (!o.warm && n * sizeof(value) >= cold_bytes) evict_caches();
             bool ok = true;
+            auto const call = [&](bool check) {
+              if (k == bound_slot) {
+                c.bound(t, check, ok);
+                return true;
+              }
+              return c.run(impls[k], w, check, ok);
+            };
             if (r < 0) {
-              available[k] = c.run(impls[k], w, true, ok);
+              available[k] = call(true);
+              t.disarm();
               if (!ok) {
                 std::fprintf(stderr, "fj-algorithms: WRONG ANSWER: %s %s n=%zu workers=%d %s\n",
-                             c.algorithm.c_str(), c.input.c_str(), n, w, impls[k].name);
+                             c.algorithm.c_str(), c.input.c_str(), n, w,
+                             k == bound_slot ? "bound" : impls[k].name);
                 all_ok = false;
               }
               continue;
             }
             auto const t0 = clock_type::now();
-            for (std::size_t i = 0; i < inner; ++i) c.run(impls[k], w, false, ok);
+            for (std::size_t i = 0; i < inner; ++i) call(false);
             samples[k].push_back(seconds_since(t0) / static_cast<double>(inner));
+            t.disarm();
           }
         }
         double const serial = median(samples[0]);
-        for (std::size_t k = 0; k < impls.size(); ++k) {
-          row rw{c.algorithm, c.input, n, w, impls[k].name, -1, 0, 0, 0};
+        double const bound = available[bound_slot] ? median(samples[bound_slot]) : -1;
+        for (std::size_t k = 0; k <= bound_slot; ++k) {
+          row rw{c.algorithm, c.input, n, w, k == bound_slot ? "bound" : impls[k].name, -1, 0, 0, 0};
           if (available[k]) {
             rw.seconds = median(samples[k]);
             rw.speedup = serial / rw.seconds;
-            if (c.bytes > 0) {
-              rw.gbps = c.bytes / rw.seconds / 1e9;
-              rw.of_copy = c.bytes / rw.seconds / bandwidth[wi];
-            }
+            if (c.bytes > 0) rw.gbps = c.bytes / rw.seconds / 1e9;
+            if (bound > 0) rw.over_bound = rw.seconds / bound;
           }
           rows.push_back(rw);
         }
         std::printf("%-17s %-18s n=%-10zu P=%d", c.algorithm.c_str(), c.input.c_str(), n, w);
-        for (std::size_t k = 0; k < impls.size(); ++k) {
-          std::printf("  %s %s", impls[k].name,
-                      format_time(rows[rows.size() - impls.size() + k].seconds).c_str());
+        for (std::size_t k = 0; k <= bound_slot; ++k) {
+          row const& rw = rows[rows.size() - bound_slot - 1 + k];
+          if (k < bound_slot || rw.seconds > 0)
+            std::printf("  %s %s", rw.impl.c_str(), format_time(rw.seconds).c_str());
         }
         std::printf("\n");
         std::fflush(stdout);
@@ -474,61 +674,71 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(o.out);
   {
     std::ofstream csv(o.out + "/algorithms.csv");
-    csv << "algorithm,input,n,workers,implementation,median_seconds,speedup_vs_serial,gb_per_s,fraction_of_"
-           "copy\n";
+    csv << "algorithm,input,n,workers,implementation,median_seconds,speedup_vs_serial,gb_per_s,time_over_"
+           "bound\n";
     for (auto const& r : rows) {
       csv << r.algorithm << ",\"" << r.input << "\"," << r.n << ',' << r.workers << ",\"" << r.impl << "\","
-          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.of_copy << '\n';
+          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.over_bound << '\n';
     }
   }
   {
     std::ofstream md(o.out + "/algorithms.md");
     md << "# Parallel algorithms: forkjoin against serial std::, oneTBB, OpenMP, std::execution::par\n\n";
     md << "Median of " << o.reps << " interleaved samples per cell; speedup over serial std:: in brackets. ";
-    md << "For memory-bound algorithms, forkjoin's GB/s (bytes read + written per second) and its share of "
-          "the ";
-    md << "copy bandwidth measured at the same thread count:";
-    for (std::size_t wi = 0; wi < o.workers.size(); ++wi) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, " %d thread(s) %.2f GB/s;", o.workers[wi], bandwidth[wi] / 1e9);
-      md << buf;
-    }
-    md << " `fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
+    md << "`bound`: for memory-bound algorithms, the simplest fast code with the same access pattern on the ";
+    md << "same arrays (P threads, static shares; bench/algorithms/README.md), timed in the same loop, and "
+          "its ";
+    md << "GB/s (bytes read + written per second). `fj/bound` is forkjoin's time over the bound's (issue "
+          "23's ";
+    md << "bandwidth target for reduce and the scans: at most 1.10 at 10^7 and 10^8 elements; at smaller "
+          "sizes ";
+    md << "the data are in the caches and the ratio says nothing about bandwidth). ";
+    md << "`fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
     char load[128];
     std::snprintf(load, sizeof load, " Load average (1 min) %.2f at the start, %.2f at the end.\n\n",
                   load_before, load_after);
     md << load;
     md << "| algorithm | input | n | P |";
     for (auto const& k : impls) md << ' ' << k.name << " |";
-    md << " forkjoin GB/s (of copy) | fj/best |\n|---|---|---|---|";
+    md << " bound (GB/s) | forkjoin GB/s | fj/bound | fj/best |\n|---|---|---|---|";
     for (std::size_t k = 0; k < impls.size(); ++k) md << "---|";
-    md << "---|---|\n";
-    for (std::size_t i = 0; i < rows.size(); i += impls.size()) {
-      auto const& first = rows[i];
-      md << "| " << first.algorithm << " | " << first.input << " | " << first.n << " | " << first.workers
-         << " |";
-      double best_peer = -1;
+    md << "---|---|---|---|\n";
+    for (std::size_t i = 0; i + bound_slot + 1 <= rows.size(); i += bound_slot + 1) {
+      group const g{&rows[i], impls.size()};
+      md << "| " << g.serial().algorithm << " | " << g.serial().input << " | " << g.serial().n << " | "
+         << g.serial().workers << " |";
+      char buf[96];
       for (std::size_t k = 0; k < impls.size(); ++k) {
         auto const& r = rows[i + k];
-        char buf[96];
         if (r.seconds < 0) {
           md << " — |";
           continue;
         }
         std::snprintf(buf, sizeof buf, " %s (%.2f×) |", format_time(r.seconds).c_str(), r.speedup);
         md << buf;
-        if (k >= 2 && (best_peer < 0 || r.seconds < best_peer)) best_peer = r.seconds;
       }
-      auto const& fj = rows[i + 1];
-      char buf[96];
+      auto const& fj = g.forkjoin();
+      if (g.bound().seconds > 0) {
+        std::snprintf(buf, sizeof buf, " %s (%.2f) |", format_time(g.bound().seconds).c_str(),
+                      g.bound().gbps);
+        md << buf;
+      } else {
+        md << " — |";
+      }
       if (fj.gbps > 0) {
-        std::snprintf(buf, sizeof buf, " %.2f (%.0f %%) |", fj.gbps, 100 * fj.of_copy);
+        std::snprintf(buf, sizeof buf, " %.2f |", fj.gbps);
         md << buf;
       } else {
         md << " |";
       }
-      if (best_peer > 0) {
-        std::snprintf(buf, sizeof buf, " %.2f |", fj.seconds / best_peer);
+      if (fj.over_bound > 0) {
+        std::snprintf(buf, sizeof buf, " %.2f |", fj.over_bound);
+        md << buf;
+      } else {
+        md << " |";
+      }
+      if (const row* best = g.best_peer(); best != nullptr && fj.seconds > 0) {
+        std::snprintf(buf, sizeof buf, " %.2f |", fj.seconds / best->seconds);
         md << buf;
       } else {
         md << " |";
