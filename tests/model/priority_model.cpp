@@ -5,8 +5,10 @@
 // statement (push, place, block_for, append, refresh, leave_block, pop, acquire_item, give_back); every
 // atomic operation carries the `// model:` marker of its production twin (tests/model/drift_check.cpp).
 // skip (the outside index's catch-up) is modelled too. Pointers are indices into fixed arrays (0 is null); a
-// priority is an int; the worker's heap is a small array searched for its least entry in the production
-// heap's order (priority, then position). Modelling choices:
+// priority is an int; the worker's heap (its own items) and its runs (the other workers' items, sorted runs
+// in production: a sequential structure that only orders the entries) are two small arrays, each searched for
+// its least entry in the production order (priority, then position), the heap's winning a tie of
+// priorities. Modelling choices:
 //  - a block's plain fields (`base`, and `alive`, which stands for its memory) are rl::vars: deleting a block
 //    writes `alive`, and every access to a block reads it, so a delete that is not ordered after another
 //    worker's last access is a data race, and an access after it a failed assertion;
@@ -83,6 +85,8 @@ struct worker_model {
   int next_try = 0;
   entry heap[k_max_heap];
   int heap_size = 0;
+  entry staged[k_max_heap];  // production: `runs` (and `recorded`)
+  int staged_size = 0;
   int free = 0;
   int fresh_used = 0;
 };
@@ -130,6 +134,7 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       w.push_hint_base = 0;
       w.next_try = 0;
       w.heap_size = 0;
+      w.staged_size = 0;
       w.free = 0;
       w.fresh_used = 0;
     }
@@ -186,15 +191,20 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
   int pop(int w) {
     worker_model& me = workers[w];
     refresh(me, w);
-    while (me.heap_size > 0) {
-      int best = 0;
-      for (int i = 1; i < me.heap_size; ++i) {
-        const entry& a = me.heap[i];
-        const entry& b = me.heap[best];
-        if (a.priority < b.priority || (a.priority == b.priority && a.position < b.position)) best = i;
+    for (;;) {
+      const int own = least(me.heap, me.heap_size);
+      const int other = least(me.staged, me.staged_size);
+      entry e{};
+      // The least run entry only if it beats our own least entry's priority (ours first on a tie).
+      if (other >= 0 && (own < 0 || me.staged[other].priority < me.heap[own].priority)) {
+        e = me.staged[other];
+        me.staged[other] = me.staged[--me.staged_size];
+      } else if (own >= 0) {
+        e = me.heap[own];
+        me.heap[own] = me.heap[--me.heap_size];
+      } else {
+        return 0;
       }
-      const entry e = me.heap[best];
-      me.heap[best] = me.heap[--me.heap_size];
       // A stale entry is dropped on a load, without the read-modify-write.
       if (items[e.it].position.load(ld(rl::mo_relaxed, "prio.take.peek"), RL_INFO) !=
           e.position) {  // model: prio.take.peek
@@ -217,7 +227,18 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
         return value;
       }
     }
-    return 0;
+  }
+
+  // The index of the least entry (priority, then position) of a heap or the runs, or -1 when empty.
+  static int least(const entry* entries, int size) {
+    int best = -1;
+    for (int i = 0; i < size; ++i) {
+      const entry& a = entries[i];
+      if (best < 0 || a.priority < entries[best].priority ||
+          (a.priority == entries[best].priority && a.position < entries[best].position))
+        best = i;
+    }
+    return best;
   }
 
   int acquire_item(worker_model& me, int w) {
@@ -329,8 +350,8 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
             me.head) {  // model: prio.scan.position
           const int priority = items[it].priority.load(ld(rl::mo_relaxed, "prio.scan.priority"),
                                                        RL_INFO);  // model: prio.scan.priority
-          RL_ASSERT(me.heap_size < k_max_heap);
-          me.heap[me.heap_size++] = entry{priority, me.head, it};
+          RL_ASSERT(me.staged_size < k_max_heap);
+          me.staged[me.staged_size++] = entry{priority, me.head, it};
         }
       }
       ++me.head;

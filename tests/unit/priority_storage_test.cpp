@@ -219,4 +219,84 @@ TEST(RelaxedPriorityStorage, ASkippingIndexPinsNoBlocksAndKeepsItsOwnValues) {
   EXPECT_TRUE(s.empty_hint());
 }
 
+// A worker keeps the other workers' values in sorted runs, made at each refresh and merged as they grow; a
+// pop still takes the most urgent value it sees. Workers 1 and 2 push at random priorities in batches, worker
+// 0 pops between the batches (so it records a few values at a time: many runs and merges), and each of its
+// pops is checked against every value still stored: none of its own more urgent, at most K of the others'.
+TEST(RelaxedPriorityStorage, APopTakesTheMostUrgentValueItSeesAcrossManyRuns) {
+  relaxed4 s(3);
+  std::mt19937_64 rng(fj::test::seed() + 3);
+  constexpr std::uint32_t n = 4000;
+  std::vector<double> priority(n, 0.0);
+  std::vector<std::size_t> pusher(n, 0);
+  std::vector<bool> present(n, false);
+  std::uint32_t next = 0;
+  std::uint32_t got = 0;
+  const auto check = [&](std::uint32_t v) {
+    ASSERT_TRUE(present[v]) << "value " << v;
+    present[v] = false;
+    ++got;
+    std::size_t missed = 0;
+    for (std::uint32_t u = 0; u < next; ++u) {
+      if (present[u] && priority[u] < priority[v]) {
+        EXPECT_NE(pusher[u], 0U) << "worker 0 missed its own value " << u << " for " << v;
+        ++missed;
+      }
+    }
+    EXPECT_LE(missed, relaxed4::relaxation) << "pop returned " << v;
+  };
+  while (next < n) {
+    const std::uint32_t batch = 1 + static_cast<std::uint32_t>(rng() % 24);
+    for (std::uint32_t i = 0; i < batch && next < n; ++i) {
+      const std::size_t w = rng() % 3;
+      priority[next] = static_cast<double>(rng() % 500);
+      pusher[next] = w;
+      present[next] = true;
+      s.push(w, next, priority[next]);
+      ++next;
+    }
+    const std::uint32_t pops = static_cast<std::uint32_t>(rng() % 8);
+    for (std::uint32_t i = 0; i < pops; ++i) {
+      if (const std::optional<std::uint32_t> v = s.pop(0)) {
+        check(*v);
+      }
+    }
+  }
+  while (const std::optional<std::uint32_t> v = s.pop(0)) {
+    check(*v);
+  }
+  // Worker 0 drained what it sees: only the newest values of the others (at most K) can be left.
+  std::uint32_t left = 0;
+  for (std::uint32_t u = 0; u < n; ++u) {
+    left += present[u] ? 1 : 0;
+  }
+  EXPECT_LE(left, relaxed4::relaxation);
+  for (std::size_t w = 1; w < 3; ++w) {
+    while (const std::optional<std::uint32_t> v = s.pop(w)) {
+      ASSERT_TRUE(present[*v]);
+      present[*v] = false;
+      ++got;
+    }
+  }
+  EXPECT_EQ(got, n);
+}
+
+// Among equal priorities a worker takes its own values first (ties across workers are not ordered by the
+// contract); among the others' it takes the older first.
+TEST(RelaxedPriorityStorage, AmongEqualPrioritiesAWorkerTakesItsOwnFirst) {
+  relaxed4 s(2);
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    s.push(1, 100 + i, 2.0);
+  }
+  s.push(0, 0, 2.0);
+  s.push(0, 1, 2.0);
+  EXPECT_EQ(s.pop(0), std::optional<std::uint32_t>(0));
+  EXPECT_EQ(s.pop(0), std::optional<std::uint32_t>(1));
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(s.pop(0), std::optional<std::uint32_t>(100 + i));
+  }
+  EXPECT_EQ(s.pop(0), std::nullopt);
+  EXPECT_EQ(s.pop(1), std::nullopt);
+}
+
 }  // namespace

@@ -1,9 +1,10 @@
 #pragma once
-// The k-relaxed priority storage: a shared array of items, filled from a global tail, plus a private heap per
-// worker of references into it. A pop returns the most urgent item its worker can see, and a worker misses at
-// most K items pushed by others (the newest ones, not yet below the tail). Every item is taken exactly once.
-// The protocol, every atomic with its partner, and the proofs are in docs/protocols/priority.md; the contract
-// is ext/priority_storage.hpp's (lower priority value = more urgent).
+// The k-relaxed priority storage: a shared array of items, filled from a global tail, plus private references
+// into it per worker: a heap of the worker's own items and sorted runs of the other workers' items. A pop
+// returns the most urgent item its worker can see (its own first among equal priorities), and a worker misses
+// at most K items pushed by others (the newest ones, not yet below the tail). Every item is taken exactly
+// once. The protocol, every atomic with its partner, and the proofs are in docs/protocols/priority.md; the
+// contract is ext/priority_storage.hpp's (lower priority value = more urgent).
 //
 // After the CentralKStrategy task storage of M. Wimmer's Pheet framework (Wimmer, Versaci, Träff, Cederman,
 // Tsigas, "Data structures for task-based priority scheduling", PPoPP 2014), with acquire/release orders
@@ -16,13 +17,18 @@
 //  - the blocks of the shared array are deleted by the last worker that leaves them (a reference count with
 //    an acq_rel decrement, so that every worker's reads of the block happen before the delete), not
 //    recycled;
-//  - the priority is a double compared with <; NaN is rejected.
+//  - the priority is a double compared with <; NaN is rejected;
+//  - a worker keeps the other workers' items out of its heap, in sorted runs (an entry there is appended and
+//    popped, never sifted), and prefers its own items among equal priorities: an item then costs heap work
+//    only in its owner, and the entry in a worker that did not take it is dropped from a run (priority.md
+//    §3).
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -119,17 +125,37 @@ class relaxed_priority_storage {
     bump(me.pushed);
   }
 
-  // The most urgent item `worker` sees (among equal priorities, the one placed first), or nothing. It sees
-  // every item not yet taken except at most K pushed by other workers. May throw std::bad_alloc while it
-  // records newly visible items in its heap; nothing is lost then (the next pop goes on from there).
+  // The most urgent item `worker` sees (among equal priorities its own first, then the one placed first), or
+  // nothing. It sees every item not yet taken except at most K pushed by other workers. May throw
+  // std::bad_alloc while it records newly visible items in its runs; nothing is lost then (the next pop goes
+  // on from there).
   [[nodiscard]] std::optional<T> pop(std::size_t worker) {
     detail::check_worker(worker, workers_count_);
     worker_state& me = workers_[worker];
     refresh(me, worker);
-    while (!me.heap.empty()) {
-      std::pop_heap(me.heap.begin(), me.heap.end(), later{});
-      const entry e = me.heap.back();
-      me.heap.pop_back();
+    for (;;) {
+      // The least entry of the heap (our own items) or of the runs (the others'), our own on a tie of
+      // priorities: across workers ties are not ordered (the contract), and preferring our own keeps the
+      // others' items, which their owners mostly take, out of our heap.
+      std::vector<entry>* run = least_run(me);
+      entry e{};
+      if (run != nullptr && (me.heap.empty() || run->back().priority < me.heap.front().priority)) {
+        e = run->back();
+        run->pop_back();
+        if (run->empty()) {
+          me.runs.erase(me.runs.begin() + (run - me.runs.data()));
+        } else if (run->size() > k_lookahead) {
+          // The run's next entries are usually dropped or taken next, and their items were written by another
+          // core: start loading them now, so that a stretch of drops overlaps its loads.
+          __builtin_prefetch((*run)[run->size() - 1 - k_lookahead].it);
+        }
+      } else if (!me.heap.empty()) {
+        std::pop_heap(me.heap.begin(), me.heap.end(), later{});
+        e = me.heap.back();
+        me.heap.pop_back();
+      } else {
+        return std::nullopt;
+      }
       // relaxed: a stale entry (its life is over: taken, maybe reused) is dropped on a load, without the
       // CAS's exclusive access to a line that another worker may own. We read this life's position before (in
       // refresh, or we stored it), so by coherence a different value means the life is over (positions are
@@ -154,15 +180,14 @@ class relaxed_priority_storage {
         return value;
       }
     }
-    return std::nullopt;
   }
 
   // Worker `worker` moves its view of the shared array up to the tail without recording the items other
   // workers placed below it, and leaves the blocks it passes. For an index that pops only to take back its
   // own items (fj::priority_group's outside index, priority.md §10): without this its head would stay where
   // it last popped and pin every block from there on (§6). Its own items stay in its heap; the skipped ones
-  // stay in their pushers' heaps (and every other worker's), so each is still taken (§4), but this index's
-  // pops may miss them (the bound of §5 holds for what it has not skipped).
+  // stay in their pushers' heaps (and every other worker's runs), so each is still taken (§4), but this
+  // index's pops may miss them (the bound of §5 holds for what it has not skipped).
   void skip(std::size_t worker) {
     detail::check_worker(worker, workers_count_);
     worker_state& me = workers_[worker];
@@ -205,11 +230,12 @@ class relaxed_priority_storage {
  private:
   static constexpr std::uint64_t k_taken = ~std::uint64_t{0};
   static constexpr std::uint64_t k_mask = BlockSize - 1;
-  static constexpr std::size_t k_chunk = 64;  // items allocated at once
+  static constexpr std::size_t k_chunk = 64;     // items allocated at once
+  static constexpr std::size_t k_lookahead = 4;  // run entries ahead whose items a pop prefetches
 
-  // One pushed value. Items are never freed before the storage: a stale reference in some worker's heap can
-  // always read `position` (type-stable memory). Each life of an item has a distinct position (positions only
-  // grow), so a reference to an older life fails its test and its CAS.
+  // One pushed value. Items are never freed before the storage: a stale reference in some worker's heap or
+  // runs can always read `position` (type-stable memory). Each life of an item has a distinct position
+  // (positions only grow), so a reference to an older life fails its test and its CAS.
   struct item {
     std::atomic<std::uint64_t> position{k_taken};  // the slot of the current life, or k_taken
     std::atomic<double> priority{0.0};
@@ -245,13 +271,18 @@ class relaxed_priority_storage {
     alignas(128) std::atomic<std::uint64_t> pushed{0};
     std::atomic<std::uint64_t> taken{0};
     // This worker only.
-    std::uint64_t head = 0;            // positions below it are in the heap (or were taken, or skipped)
+    std::uint64_t head = 0;            // positions below it are in the heap or the runs (or taken, skipped)
     block* current = nullptr;          // the block holding `head`; registered until head leaves it
     block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
     std::uint64_t push_hint_base = 0;  // its base, read without touching the block
     std::uint64_t next_try = 0;        // every slot from the tail up to here was seen filled by this worker
-    std::vector<entry> heap;           // a binary heap ordered by `later`
-    item* free = nullptr;              // items ready for reuse
+    std::vector<entry> heap;           // our own items: a binary heap ordered by `later`
+    // The other workers' items: sorted runs, each with its most urgent entry last, oldest (and largest) run
+    // first; refresh() sorts what it records into a new run and merges runs of similar sizes.
+    std::vector<std::vector<entry>> runs;
+    std::vector<entry> recorded;  // entries refresh() recorded and has not yet made into a run
+    std::vector<entry> spare;     // a merge's output buffer, kept for the next merge
+    item* free = nullptr;         // items ready for reuse
     std::vector<std::unique_ptr<item[]>> chunks;
   };
 
@@ -389,7 +420,8 @@ class relaxed_priority_storage {
     }
   }
 
-  // Records in `me`'s heap every item placed below the tail that `me` has not looked at yet.
+  // Records in `me`'s runs every item of another worker placed below the tail that `me` has not looked at yet
+  // (its own items are in its heap since their push).
   void refresh(worker_state& me, std::size_t worker) {
     // acquire: pairs with the release CAS on the tail in place(): every slot below the value read is filled
     // and our loads of them see the items.
@@ -410,12 +442,50 @@ class relaxed_priority_storage {
         if (it->position.load(std::memory_order_relaxed) == me.head) {  // model: prio.scan.position
           // relaxed: as the position. If the item is taken meanwhile, the entry's CAS fails whatever it says.
           const double priority = it->priority.load(std::memory_order_relaxed);  // model: prio.scan.priority
-          me.heap.push_back(entry{priority, me.head, it});
-          std::push_heap(me.heap.begin(), me.heap.end(), later{});
+          me.recorded.push_back(entry{priority, me.head, it});
         }
       }
       ++me.head;
     }
+    if (!me.recorded.empty()) {
+      add_run(me);
+    }
+  }
+
+  // Makes `me.recorded` a sorted run and merges the newest runs while the older is at most twice the newer's
+  // size, so that a worker holds about log2(entries) runs and an entry is moved about that many times. Each
+  // step allocates before it changes anything: after a std::bad_alloc every entry is still in a run or in
+  // `recorded` (which the next refresh makes a run).
+  void add_run(worker_state& me) {
+    me.runs.emplace_back();
+    me.runs.back().swap(me.recorded);
+    std::sort(me.runs.back().begin(), me.runs.back().end(), later{});
+    while (me.runs.size() >= 2 && me.runs[me.runs.size() - 2].size() <= 2 * me.runs.back().size()) {
+      std::vector<entry>& older = me.runs[me.runs.size() - 2];
+      std::vector<entry>& newer = me.runs.back();
+      me.spare.clear();
+      me.spare.reserve(older.size() + newer.size());
+      std::merge(older.begin(), older.end(), newer.begin(), newer.end(), std::back_inserter(me.spare),
+                 later{});
+      older.swap(me.spare);
+      // The merged-away run's buffer serves the next refresh's records (`recorded` is empty here: it got the
+      // new run's empty vector), so that a refresh does not allocate every time.
+      newer.clear();
+      me.recorded.swap(newer);
+      me.runs.pop_back();
+    }
+  }
+
+  // The run whose last (most urgent) entry is the least of all runs' (positions differ, so there is no tie),
+  // or null when there is none.
+  static std::vector<entry>* least_run(worker_state& me) noexcept {
+    std::vector<entry>* best = nullptr;
+    for (std::vector<entry>& r : me.runs) {
+      if (best == nullptr || later{}(best->back(), r.back())) {
+        best = &r;
+      }
+    }
+    return best;
   }
 
   // `me`'s head has reached the end of its current block: move to the next one and leave the old one.
