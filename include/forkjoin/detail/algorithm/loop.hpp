@@ -347,7 +347,14 @@ task<void> loop_in_task(Ctx* ctx, std::size_t n, partition p) {
 }
 
 // ---- the fold: Ctx has `stop`, `block`, `using value_type = T`, `void fold(std::optional<T>&, lo, hi)`
-// (folds the block into the accumulator, which is empty before the first block) and `T combine(T, T)` ----
+// (folds the block into the accumulator, which is empty before the first block), `T combine(T, T)` and
+// `bool beside_others` (set before the blocks that threads fold side by side: fold_run.hpp's one stream) ----
+
+// Whether the blocks handed to the pool are folded by several threads at once: always for fj::fixed_grain,
+// whose leaves must fold the same way at any worker count; otherwise when the pool has more than one worker.
+[[nodiscard]] inline bool folds_beside_others(const pool_core& core, bool fixed) {
+  return fixed || core.size() > 1;
+}
 
 // a then b, in index order; either may be empty (an empty range, or a piece stopped early).
 template <class Ctx, class T>
@@ -479,6 +486,7 @@ std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_
   }
   auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
+  ctx.beside_others = folds_beside_others(pool.core(), s.fixed);
   if (p.how() == partition::kind::automatic && fits_shared(ctx.block, s.done, n)) {
     return fold_shared(pool, ctx, std::move(s.prefix), s.done, n);
   }
@@ -491,6 +499,7 @@ template <class Ctx>
 task<std::optional<typename Ctx::value_type>> fold_in_task(Ctx* ctx, std::size_t n, partition p) {
   auto s = start_fold(*ctx, n, p, in_task_gate_ns);
   if (s.done == n) co_return std::move(s.prefix);
+  ctx->beside_others = folds_beside_others(*tls_worker->pool, s.fixed);
   std::optional<typename Ctx::value_type> rest;
   if (s.fixed) {
     co_await fj::call(&rest, fixed_fold<Ctx>, ctx, s.done, n);
