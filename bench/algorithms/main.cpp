@@ -109,10 +109,14 @@ double seconds_since(clock_type::time_point t0) {
 
 // Before every sample of a case whose arrays hold at least this many bytes (unless --warm), the program
 // reads an eviction buffer of twice the last-level cache, so that the sample reads its input from memory.
-// This machine's last-level cache is 300 MiB, shared with other virtual machines: whether an 80 MB input was
-// still in it after the previous call depended on what else ran, and a warm serial reduce of 10^7 elements
-// took 14.1 ms in one run and 3.6 ms in the next (docs/performance.md "Parallel algorithms").
+// On a machine whose last-level cache (300 MiB) was shared with other virtual machines, whether an 80 MB
+// input was still in it after the previous call depended on what else ran, and a warm serial reduce of 10^7
+// elements took 14.1 ms in one run and 3.6 ms in the next (docs/performance.md "Parallel algorithms").
 constexpr std::size_t cold_bytes = std::size_t{16} << 20;
+
+// Whether a case of n elements reads its input from memory in each sample (evicted before it): only there
+// does a time over the bound's say anything about bandwidth.
+bool read_from_memory(std::size_t n, bool warm) { return !warm && n * sizeof(value) >= cold_bytes; }
 
 std::size_t last_level_cache_bytes() {
   long const l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
@@ -533,8 +537,9 @@ struct group {
 // The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
 // best parallel peer's and their ratio, forkjoin's over serial std::'s (the small-input target: at most 1.2
 // at 10^3 elements), and for memory-bound cases the bound's median, forkjoin's over it (the bandwidth target:
-// at most 1.1 at 10^7 and 10^8 elements for reduce and the scans) and both GB/s.
-void print_summary(const std::vector<row>& rows, std::size_t impls) {
+// at most 1.1 at 10^7 and 10^8 elements for reduce and the scans) and both GB/s. fj/bound is shown only for
+// the cases read from memory (evicted before each sample): in the caches it says nothing about bandwidth.
+void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
   std::printf(
       "\nsummary: fj/best = forkjoin's median over the best parallel peer's (below 1: forkjoin faster); "
       "fj/serial = over serial std::'s;\n"
@@ -555,14 +560,22 @@ void print_summary(const std::vector<row>& rows, std::size_t impls) {
       std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / g.serial().seconds);
     char of_bound[32] = "—";
     char gbps[48] = "";
-    if (fj.over_bound > 0) std::snprintf(of_bound, sizeof of_bound, "%.2f", fj.over_bound);
-    if (fj.gbps > 0 && g.bound().gbps > 0)
+    std::string bound_time = "—";
+    bool const from_memory = read_from_memory(fj.n, warm);
+    if (fj.over_bound > 0 && from_memory) {
+      std::snprintf(of_bound, sizeof of_bound, "%.2f", fj.over_bound);
+      bound_time = format_time(g.bound().seconds);
+    }
+    if (fj.gbps > 0 && g.bound().gbps > 0 && from_memory) {
       std::snprintf(gbps, sizeof gbps, "%.2f, %.2f", fj.gbps, g.bound().gbps);
+    } else if (fj.gbps > 0) {
+      std::snprintf(gbps, sizeof gbps, "%.2f", fj.gbps);
+    }
     std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s %10s %8s  %s\n", fj.algorithm.c_str(),
                 fj.input.c_str(), fj.n, fj.workers, format_time(fj.seconds).c_str(),
                 best != nullptr ? format_time(best->seconds).c_str() : "—",
-                best != nullptr ? best->impl.c_str() : "—", ratio, of_serial,
-                format_time(g.bound().seconds).c_str(), of_bound, gbps);
+                best != nullptr ? best->impl.c_str() : "—", ratio, of_serial, bound_time.c_str(), of_bound,
+                gbps);
   }
 }
 
@@ -614,7 +627,7 @@ int main(int argc, char** argv) {
             if (!available[k]) continue;
             if (k == bound_slot) t.arm();  // untimed, before the reset and eviction (see team)
             c.reset();
-            if (!o.warm && n * sizeof(value) >= cold_bytes) evict_caches();
+            if (read_from_memory(n, o.warm)) evict_caches();
             bool ok = true;
             auto const call = [&](bool check) {
               if (k == bound_slot) {
@@ -664,7 +677,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  print_summary(rows, impls.size());
+  print_summary(rows, impls.size(), o.warm);
   double const load_after = load_average();
   std::printf(
       "load average (1 min): %.2f at the start, %.2f at the end (2 cores: above about 0.5, timings are "
@@ -692,7 +705,7 @@ int main(int argc, char** argv) {
           "23's ";
     md << "bandwidth target for reduce and the scans: at most 1.10 at 10^7 and 10^8 elements; at smaller "
           "sizes ";
-    md << "the data are in the caches and the ratio says nothing about bandwidth). ";
+    md << "the data are in the caches and the ratio says nothing about bandwidth, so it is left out). ";
     md << "`fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
     char load[128];
     std::snprintf(load, sizeof load, " Load average (1 min) %.2f at the start, %.2f at the end.\n\n",
@@ -718,7 +731,7 @@ int main(int argc, char** argv) {
         md << buf;
       }
       auto const& fj = g.forkjoin();
-      if (g.bound().seconds > 0) {
+      if (g.bound().seconds > 0 && read_from_memory(fj.n, o.warm)) {
         std::snprintf(buf, sizeof buf, " %s (%.2f) |", format_time(g.bound().seconds).c_str(),
                       g.bound().gbps);
         md << buf;
@@ -731,7 +744,7 @@ int main(int argc, char** argv) {
       } else {
         md << " |";
       }
-      if (fj.over_bound > 0) {
+      if (fj.over_bound > 0 && read_from_memory(fj.n, o.warm)) {
         std::snprintf(buf, sizeof buf, " %.2f |", fj.over_bound);
         md << buf;
       } else {

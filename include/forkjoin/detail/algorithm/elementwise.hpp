@@ -106,6 +106,7 @@ struct transform_reduce_ctx : piece_state {
   It first;
   Reduce* reduce;
   Transform* transform;
+  bool beside_others = false;
 
   void fold(std::optional<T>& acc, std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
@@ -120,7 +121,10 @@ struct transform_reduce_ctx : piece_state {
     });
   }
 
-  T run(It it, std::size_t count, T a) { return fold_run(it, count, std::move(a), *reduce, *transform); }
+  T run(It it, std::size_t count, T a) {
+    if (beside_others) return fold_one(it, count, std::move(a), *reduce, *transform);
+    return fold_run(it, count, std::move(a), *reduce, *transform);
+  }
 
   T combine(T a, T b) { return std::invoke(*reduce, std::move(a), std::move(b)); }
 };

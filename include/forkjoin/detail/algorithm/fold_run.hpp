@@ -1,7 +1,10 @@
 #pragma once
-// The serial fold of one block, a op f(x) for every element x in index order: reduce, transform_reduce and
-// count_if fold their blocks with fold_run (elementwise.hpp); the scans fold their chunks with fold_one
-// (scan.hpp).
+// The serial fold of one block, a op f(x) for every element x in index order. reduce, transform_reduce and
+// count_if fold with fold_run while one thread folds alone (the caller's timed prefix, a call that stays on
+// the caller) and with fold_one in the blocks that threads fold side by side (elementwise.hpp); the scans
+// fold their chunks with fold_one (scan.hpp). fold_run's quarters are four streams of loads: alone, they keep
+// more loads in flight than one stream; side by side, the threads' streams already keep the memory busy, and
+// four per thread were slower than one (docs/performance.md "One stream per thread in the parallel part").
 
 #include <cstddef>
 #include <functional>

@@ -169,21 +169,7 @@ class shared_ends {
   // [first, last). Each such share lies just left of the one before, so the pool's end combines them in
   // index order. False once the ends have met.
   bool take_right(std::size_t& first, std::size_t& last, std::uint64_t divisor) noexcept {
-    // relaxed: as in take_left.
-    std::uint64_t w = word_.load(std::memory_order_relaxed);
-    while (true) {
-      std::uint64_t const left = w & half_max;
-      std::uint64_t const right = w >> 32;
-      if (left >= right) return false;
-      std::uint64_t const new_right = right - (right - left + divisor - 1) / divisor;
-      // relaxed (both orders): as in take_left.
-      if (word_.compare_exchange_weak(w, (new_right << 32) | left, std::memory_order_relaxed,
-                                      std::memory_order_relaxed)) {
-        first = static_cast<std::size_t>(new_right);
-        last = static_cast<std::size_t>(right);
-        return true;
-      }
-    }
+    return take_share(first, last, divisor, false);
   }
 
   // A loop's pool share: the leftmost 1 / divisor of the blocks left (rounded up): [first, last), taken from
@@ -191,24 +177,32 @@ class shared_ends {
   // search (find_if) then finds an early match without the pool scanning far beyond it. False once the ends
   // have met.
   bool take_left_share(std::size_t& first, std::size_t& last, std::uint64_t divisor) noexcept {
+    return take_share(first, last, divisor, true);
+  }
+
+ private:
+  // Moves one end by ceil(blocks left / divisor) in one compare-exchange: the share is computed from the
+  // value that the compare-exchange installs over, so the ends never cross.
+  bool take_share(std::size_t& first, std::size_t& last, std::uint64_t divisor, bool from_left) noexcept {
     // relaxed: as in take_left.
     std::uint64_t w = word_.load(std::memory_order_relaxed);
     while (true) {
       std::uint64_t const left = w & half_max;
       std::uint64_t const right = w >> 32;
       if (left >= right) return false;
-      std::uint64_t const new_left = left + (right - left + divisor - 1) / divisor;
+      std::uint64_t const share = (right - left + divisor - 1) / divisor;
+      std::uint64_t const new_left = from_left ? left + share : left;
+      std::uint64_t const new_right = from_left ? right : right - share;
       // relaxed (both orders): as in take_left.
-      if (word_.compare_exchange_weak(w, (right << 32) | new_left, std::memory_order_relaxed,
+      if (word_.compare_exchange_weak(w, (new_right << 32) | new_left, std::memory_order_relaxed,
                                       std::memory_order_relaxed)) {
-        first = static_cast<std::size_t>(left);
-        last = static_cast<std::size_t>(new_left);
+        first = static_cast<std::size_t>(from_left ? left : new_right);
+        last = static_cast<std::size_t>(from_left ? new_left : right);
         return true;
       }
     }
   }
 
- private:
   std::atomic<std::uint64_t> word_;
 };
 
@@ -347,7 +341,14 @@ task<void> loop_in_task(Ctx* ctx, std::size_t n, partition p) {
 }
 
 // ---- the fold: Ctx has `stop`, `block`, `using value_type = T`, `void fold(std::optional<T>&, lo, hi)`
-// (folds the block into the accumulator, which is empty before the first block) and `T combine(T, T)` ----
+// (folds the block into the accumulator, which is empty before the first block), `T combine(T, T)` and
+// `bool beside_others` (set before the blocks that threads fold side by side: fold_run.hpp's one stream) ----
+
+// Whether the blocks handed to the pool are folded by several threads at once: always for fj::fixed_grain,
+// whose leaves must fold the same way at any worker count; otherwise when the pool has more than one worker.
+[[nodiscard]] inline bool folds_beside_others(const pool_core& core, bool fixed) {
+  return fixed || core.size() > 1;
+}
 
 // a then b, in index order; either may be empty (an empty range, or a piece stopped early).
 template <class Ctx, class T>
@@ -479,6 +480,7 @@ std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_
   }
   auto s = start_fold(ctx, n, p, entry_budget(pool));
   if (s.done == n) return std::move(s.prefix);
+  ctx.beside_others = folds_beside_others(pool.core(), s.fixed);
   if (p.how() == partition::kind::automatic && fits_shared(ctx.block, s.done, n)) {
     return fold_shared(pool, ctx, std::move(s.prefix), s.done, n);
   }
@@ -491,6 +493,7 @@ template <class Ctx>
 task<std::optional<typename Ctx::value_type>> fold_in_task(Ctx* ctx, std::size_t n, partition p) {
   auto s = start_fold(*ctx, n, p, in_task_gate_ns);
   if (s.done == n) co_return std::move(s.prefix);
+  ctx->beside_others = folds_beside_others(*tls_worker->pool, s.fixed);
   std::optional<typename Ctx::value_type> rest;
   if (s.fixed) {
     co_await fj::call(&rest, fixed_fold<Ctx>, ctx, s.done, n);
