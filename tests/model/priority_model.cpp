@@ -202,6 +202,11 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       } else if (own >= 0) {
         e = me.heap[own];
         me.heap[own] = me.heap[--me.heap_size];
+        if (me.heap_size > 0) {
+          // Production prefetches what the value of an own entry further on points to, reading the value
+          // plainly, whether or not its item was taken meanwhile: only its owner (we) writes it.
+          static_cast<void>(items[me.heap[0].it].value(RL_INFO));
+        }
       } else {
         return 0;
       }
