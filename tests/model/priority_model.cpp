@@ -5,10 +5,10 @@
 // statement (push, place, block_for, append, refresh, leave_block, pop, acquire_item, give_back); every
 // atomic operation carries the `// model:` marker of its production twin (tests/model/drift_check.cpp).
 // skip (the outside index's catch-up) is modelled too. Pointers are indices into fixed arrays (0 is null); a
-// priority is an int; the worker's heap (its own items) and its runs (the other workers' items, sorted runs
-// in production: a sequential structure that only orders the entries) are two small arrays, each searched for
-// its least entry in the production order (priority, then position), the heap's winning a tie of
-// priorities. Modelling choices:
+// priority is an int; the worker's own entries (`heap` here: a bucket per priority in production) and its
+// runs (the other workers' items, sorted runs in production); both are sequential structures that only order
+// the entries, so here they are two small arrays, each searched for its least entry in the production order
+// (priority, then position), the own entries winning a tie of priorities. Modelling choices:
 //  - a block's plain fields (`base`, and `alive`, which stands for its memory) are rl::vars: deleting a block
 //    writes `alive`, and every access to a block reads it, so a delete that is not ordered after another
 //    worker's last access is a data race, and an access after it a failed assertion;
@@ -202,6 +202,11 @@ struct priority_suite : rl::test_suite<priority_suite<Workers>, Workers> {
       } else if (own >= 0) {
         e = me.heap[own];
         me.heap[own] = me.heap[--me.heap_size];
+        if (me.heap_size > 0) {
+          // Production prefetches what the value of an own entry further on points to, reading the value
+          // plainly, whether or not its item was taken meanwhile: only its owner (we) writes it.
+          static_cast<void>(items[me.heap[0].it].value(RL_INFO));
+        }
       } else {
         return 0;
       }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "forkjoin/ext/relaxed_priority_storage.hpp"
@@ -283,6 +284,74 @@ TEST(RelaxedPriorityStorage, APopTakesTheMostUrgentValueItSeesAcrossManyRuns) {
 
 // Among equal priorities a worker takes its own values first (ties across workers are not ordered by the
 // contract); among the others' it takes the older first.
+// A worker keeps its own values in one bucket per distinct priority (-0.0 and 0.0 are one), each in push
+// order, and drops a bucket when its pops have emptied it.
+TEST(RelaxedPriorityStorage, OwnValuesAreBucketedByPriorityInPushOrder) {
+  relaxed4 s(1);
+  const double priorities[] = {3.0, 1.0, -0.0, 2.0, 0.0};
+  std::vector<std::pair<double, std::uint32_t>> expected;
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    const double p = priorities[i % 5];
+    s.push(0, i, p);
+    expected.emplace_back(p == 0.0 ? 0.0 : p, i);
+  }
+  EXPECT_EQ(s.own_priorities(0), 4u);
+  std::sort(expected.begin(), expected.end());  // priority, then push order (the value)
+  for (std::size_t n = 0; n < expected.size(); ++n) {
+    const std::optional<std::uint32_t> v = s.pop(0);
+    ASSERT_TRUE(v.has_value());
+    ASSERT_EQ(*v, expected[n].second) << "pop " << n;
+    if (n == 399) {
+      EXPECT_EQ(s.own_priorities(0), 3u) << "the bucket of 0.0 (400 values) is dropped once empty";
+    }
+  }
+  EXPECT_FALSE(s.pop(0).has_value());
+  EXPECT_EQ(s.own_priorities(0), 0u);
+}
+
+// Pushes and pops interleaved over many distinct priorities (the buckets' table grows, loses entries and
+// reuses buckets) and over few (buckets grow and shrink across segments), against a reference order:
+// priority, then push order.
+TEST(RelaxedPriorityStorage, BucketsKeepTheOrderUnderInterleavedPushesAndPops) {
+  for (const std::uint64_t distinct : {3u, 50u, 5000u}) {
+    relaxed4 s(1);
+    std::mt19937_64 rng(fj::test::seed() + distinct);
+    std::vector<std::pair<double, std::uint32_t>> held;  // (priority, value), value = push order
+    std::uint32_t next = 0;
+    for (int step = 0; step < 40000; ++step) {
+      if (held.empty() || rng() % 5 < 3) {
+        const double p = static_cast<double>(rng() % distinct) * 0.5;
+        s.push(0, next, p);
+        held.emplace_back(p, next);
+        ++next;
+      } else {
+        const auto least = std::min_element(held.begin(), held.end());
+        const std::optional<std::uint32_t> v = s.pop(0);
+        ASSERT_TRUE(v.has_value());
+        ASSERT_EQ(*v, least->second) << "distinct " << distinct << ", step " << step;
+        held.erase(least);
+      }
+      if (step % 1000 == 0) {
+        std::vector<double> keys;
+        keys.reserve(held.size());
+        for (const auto& h : held) {
+          keys.push_back(h.first);
+        }
+        std::sort(keys.begin(), keys.end());
+        ASSERT_EQ(s.own_priorities(0),
+                  static_cast<std::size_t>(std::unique(keys.begin(), keys.end()) - keys.begin()));
+      }
+    }
+    std::sort(held.begin(), held.end());
+    for (const auto& h : held) {
+      const std::optional<std::uint32_t> v = s.pop(0);
+      ASSERT_TRUE(v.has_value());
+      ASSERT_EQ(*v, h.second);
+    }
+    EXPECT_FALSE(s.pop(0).has_value());
+  }
+}
+
 TEST(RelaxedPriorityStorage, AmongEqualPrioritiesAWorkerTakesItsOwnFirst) {
   relaxed4 s(2);
   for (std::uint32_t i = 0; i < 8; ++i) {

@@ -1,6 +1,7 @@
 #pragma once
 // The k-relaxed priority storage: a shared array of items, filled from a global tail, plus private references
-// into it per worker: a heap of the worker's own items and sorted runs of the other workers' items. A pop
+// into it per worker: the worker's own items in a bucket per priority and the other workers' items in sorted
+// runs. A pop
 // returns the most urgent item its worker can see (its own first among equal priorities), and a worker misses
 // at most K items pushed by others (the newest ones, not yet below the tail). Every item is taken exactly
 // once. The protocol, every atomic with its partner, and the proofs are in docs/protocols/priority.md; the
@@ -18,10 +19,11 @@
 //    an acq_rel decrement, so that every worker's reads of the block happen before the delete), not
 //    recycled;
 //  - the priority is a double compared with <; NaN is rejected;
-//  - a worker keeps the other workers' items out of its heap, in sorted runs (an entry there is appended and
-//    popped, never sifted), and prefers its own items among equal priorities: an item then costs heap work
-//    only in its owner, and the entry in a worker that did not take it is dropped from a run (priority.md
-//    §3).
+//  - a worker keeps the other workers' items in sorted runs (an entry there is appended and popped, never
+//    sifted), and prefers its own items among equal priorities: an item then costs work mostly in its owner,
+//    and the entry in a worker that did not take it is dropped from a run (priority.md §3);
+//  - a worker keeps its own items in a FIFO per distinct priority and a heap of those, not in a heap of
+//    every entry: searches tie on few priorities, and a pop then reads in order instead of sifting (§3).
 
 #include <algorithm>
 #include <atomic>
@@ -31,6 +33,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "forkjoin/detail/fatal.hpp"
@@ -70,6 +73,13 @@ class relaxed_priority_storage {
     for (std::size_t w = 0; w < workers; ++w) {
       workers_[w].current = first;
       workers_[w].push_hint = first;
+      // Room for the distinct priorities a search usually has open, so that the bucket bookkeeping rarely
+      // grows while the workers run: each growth is a large allocation, and glibc's malloc then
+      // consolidates every freed task in its fast bins.
+      workers_[w].buckets.reserve(k_buckets_reserved);
+      workers_[w].free_buckets.reserve(k_buckets_reserved);
+      workers_[w].order.reserve(k_buckets_reserved);
+      workers_[w].table.assign(2 * k_buckets_reserved, k_no_bucket);
     }
     // relaxed: a statistic.
     blocks_live_.store(1, std::memory_order_relaxed);  // model: none (statistic)
@@ -91,6 +101,13 @@ class relaxed_priority_storage {
         b = workers_[w].current;
       }
     }
+    for (std::size_t w = 0; w < workers_count_; ++w) {
+      for (segment* s = workers_[w].segments; s != nullptr;) {
+        segment* next = s->allocated;
+        delete s;
+        s = next;
+      }
+    }
     while (b != nullptr) {
       // relaxed: every other thread is done with the storage.
       block* next = b->next.load(std::memory_order_relaxed);  // model: none (destructor, single-threaded)
@@ -106,7 +123,9 @@ class relaxed_priority_storage {
     detail::check_worker(worker, workers_count_);
     detail::check_priority(priority);
     worker_state& me = workers_[worker];
-    reserve_one_more(me.heap);  // the entry below must not throw once the item is published
+    // Everything that may allocate comes before the item is published, so that nothing throws after it.
+    const std::uint32_t index = bucket_for(me, priority);
+    make_room(me, me.buckets[index]);
     item* it = acquire_item(me, worker);
     it->value = value;
     // relaxed: published by the release CAS on the slot in place(). A worker still holding a reference to an
@@ -120,8 +139,10 @@ class relaxed_priority_storage {
       me.free = it;
       throw;
     }
-    me.heap.push_back(entry{priority, position, it});
-    std::push_heap(me.heap.begin(), me.heap.end(), later{});
+    // Our positions only grow (priority.md §4), so appending keeps the bucket in position order.
+    segment* last = me.buckets[index].last;
+    last->entries[last->end] = own_entry{position, it};
+    ++last->end;
     bump(me.pushed);
   }
 
@@ -134,12 +155,12 @@ class relaxed_priority_storage {
     worker_state& me = workers_[worker];
     refresh(me, worker);
     for (;;) {
-      // The least entry of the heap (our own items) or of the runs (the others'), our own on a tie of
-      // priorities: across workers ties are not ordered (the contract), and preferring our own keeps the
-      // others' items, which their owners mostly take, out of our heap.
+      // The least entry of our buckets (our own items) or of the runs (the others'), our own on a tie of
+      // priorities: across workers ties are not ordered (the contract), and preferring our own leaves the
+      // others' items to their owners, which mostly take them.
       std::vector<entry>* run = least_run(me);
       entry e{};
-      if (run != nullptr && (me.heap.empty() || run->back().priority < me.heap.front().priority)) {
+      if (run != nullptr && (me.order.empty() || run->back().priority < me.order.front().priority)) {
         e = run->back();
         run->pop_back();
         if (run->empty()) {
@@ -149,10 +170,40 @@ class relaxed_priority_storage {
           // core: start loading them now, so that a stretch of drops overlaps its loads.
           __builtin_prefetch((*run)[run->size() - 1 - k_lookahead].it);
         }
-      } else if (!me.heap.empty()) {
-        std::pop_heap(me.heap.begin(), me.heap.end(), later{});
-        e = me.heap.back();
-        me.heap.pop_back();
+      } else if (!me.order.empty()) {
+        bucket& b = me.buckets[me.order.front().index];
+        segment* first = b.first;
+        if (first->begin == first->end) {
+          // Only a push that threw after making room leaves an empty segment, and only as the last one.
+          if (first == b.last) {
+            drop_top_bucket(me);
+          } else {
+            b.first = first->next;
+            give_segment(me, first);
+          }
+          continue;
+        }
+        const own_entry own = first->entries[first->begin];
+        ++first->begin;
+        e = entry{b.priority, own.position, own.it};
+        if (first->begin == first->end) {
+          if (first == b.last) {
+            drop_top_bucket(me);
+          } else {
+            b.first = first->next;
+            give_segment(me, first);
+          }
+        } else if (first->end - first->begin > k_lookahead) {
+          // The bucket's next entries are taken (or dropped) next, and their items were pushed long ago:
+          // start loading them now, as for the runs.
+          __builtin_prefetch(first->entries[first->begin + k_lookahead].it);
+          if constexpr (std::is_pointer_v<T>) {
+            // And what the value of an entry nearer the front points to (a task, in a priority group), whose
+            // item the prefetch above started loading two pops ago. Our own item: only we write its value,
+            // so this read races with nobody (a taker only reads it).
+            __builtin_prefetch(first->entries[first->begin + k_value_lookahead].it->value);
+          }
+        }
       } else {
         return std::nullopt;
       }
@@ -172,10 +223,13 @@ class relaxed_priority_storage {
         const T value = e.it->value;
         give_back(me, worker, e.it);
         bump(me.taken);
-        // The next pop's CAS goes to the item now on top, most often pushed long ago: start loading its
-        // line while the caller runs what we return.
-        if (!me.heap.empty()) {
-          __builtin_prefetch(me.heap.front().it);
+        // The next pop's CAS goes to the item now first in the top bucket, most often pushed long ago:
+        // start loading its line while the caller runs what we return.
+        if (!me.order.empty()) {
+          const segment* first = me.buckets[me.order.front().index].first;
+          if (first->begin < first->end) {
+            __builtin_prefetch(first->entries[first->begin].it);
+          }
         }
         return value;
       }
@@ -185,9 +239,9 @@ class relaxed_priority_storage {
   // Worker `worker` moves its view of the shared array up to the tail without recording the items other
   // workers placed below it, and leaves the blocks it passes. For an index that pops only to take back its
   // own items (fj::priority_group's outside index, priority.md §10): without this its head would stay where
-  // it last popped and pin every block from there on (§6). Its own items stay in its heap; the skipped ones
-  // stay in their pushers' heaps (and every other worker's runs), so each is still taken (§4), but this
-  // index's pops may miss them (the bound of §5 holds for what it has not skipped).
+  // it last popped and pin every block from there on (§6). Its own items stay in its buckets; the skipped
+  // ones stay in their pushers' buckets (and every other worker's runs), so each is still taken (§4), but
+  // this index's pops may miss them (the bound of §5 holds for what it has not skipped).
   void skip(std::size_t worker) {
     detail::check_worker(worker, workers_count_);
     worker_state& me = workers_[worker];
@@ -225,15 +279,27 @@ class relaxed_priority_storage {
     return blocks_live_.load(std::memory_order_relaxed);  // model: none (statistic)
   }
 
+  // Distinct priorities among the values `worker` pushed that its own pops have not yet passed: one bucket
+  // each (a statistic, for tests). Only the thread acting as `worker` may call it.
+  [[nodiscard]] std::size_t own_priorities(std::size_t worker) const {
+    detail::check_worker(worker, workers_count_);
+    return workers_[worker].order.size();
+  }
+
   static constexpr std::size_t block_size = BlockSize;
 
  private:
   static constexpr std::uint64_t k_taken = ~std::uint64_t{0};
   static constexpr std::uint64_t k_mask = BlockSize - 1;
   static constexpr std::size_t k_chunk = 64;     // items allocated at once
-  static constexpr std::size_t k_lookahead = 4;  // run entries ahead whose items a pop prefetches
+  static constexpr std::size_t k_lookahead = 4;  // run or bucket entries ahead whose items a pop prefetches
+  static constexpr std::size_t k_value_lookahead = 2;  // bucket entries ahead whose values a pop prefetches
+  // Entries per segment of a bucket: a segment stays below 1 KiB, which glibc's malloc serves from its small
+  // bins without first consolidating the fast bins that freed tasks fill.
+  static constexpr std::uint32_t k_segment_entries = 60;
+  static constexpr std::size_t k_buckets_reserved = 2048;
 
-  // One pushed value. Items are never freed before the storage: a stale reference in some worker's heap or
+  // One pushed value. Items are never freed before the storage: a stale reference in some worker's bucket or
   // runs can always read `position` (type-stable memory). Each life of an item has a distinct position
   // (positions only grow), so a reference to an older life fails its test and its CAS.
   struct item {
@@ -257,6 +323,40 @@ class relaxed_priority_storage {
     std::uint64_t position;
     item* it;
   };
+  // A worker's own entries are kept by priority: a bucket per distinct priority, a FIFO in push order, and a
+  // binary heap of the buckets. Searches give many items one priority (integer bounds), so heap work is paid
+  // per distinct priority, and a pop reads the top bucket sequentially instead of sifting a heap of every
+  // open item, whose lower levels miss the cache on every pop.
+  struct own_entry {
+    std::uint64_t position;
+    item* it;
+  };
+  // A bucket's entries in push order (which is position order), in fixed segments linked oldest to newest,
+  // so that a bucket grows and shrinks without reallocating; a worker reuses its segments.
+  struct segment {
+    std::uint32_t begin = 0;  // entries below it were popped
+    std::uint32_t end = 0;    // entries from it on are not yet used
+    segment* next = nullptr;
+    segment* allocated = nullptr;  // every segment of the worker, for the destructor
+    own_entry entries[k_segment_entries];
+  };
+  struct bucket {
+    double priority = 0.0;
+    segment* first = nullptr;  // in use: never null, and empty only when the bucket is
+    segment* last = nullptr;
+  };
+  struct bucket_ref {
+    double priority;
+    std::uint32_t index;  // into worker_state::buckets
+  };
+  // std::push_heap keeps the "largest" first: the more urgent bucket is the larger one. Priorities of the
+  // buckets in the heap differ, so there is no tie.
+  struct less_urgent {
+    bool operator()(const bucket_ref& a, const bucket_ref& b) const noexcept {
+      return a.priority > b.priority;
+    }
+  };
+  static constexpr std::uint32_t k_no_bucket = ~std::uint32_t{0};
   // std::push_heap keeps the "largest" first: the later entry is the smaller one.
   struct later {
     bool operator()(const entry& a, const entry& b) const noexcept {
@@ -271,12 +371,20 @@ class relaxed_priority_storage {
     alignas(128) std::atomic<std::uint64_t> pushed{0};
     std::atomic<std::uint64_t> taken{0};
     // This worker only.
-    std::uint64_t head = 0;            // positions below it are in the heap or the runs (or taken, skipped)
+    std::uint64_t head = 0;            // positions below it are in buckets or runs (or taken, skipped)
     block* current = nullptr;          // the block holding `head`; registered until head leaves it
     block* push_hint = nullptr;        // the block where the last push landed (valid while not below current)
     std::uint64_t push_hint_base = 0;  // its base, read without touching the block
     std::uint64_t next_try = 0;        // every slot from the tail up to here was seen filled by this worker
-    std::vector<entry> heap;           // our own items: a binary heap ordered by `later`
+    // Our own items: buckets (reused once empty: `free_buckets`), the heap of the buckets in use, and an
+    // open-addressing table from a priority to its bucket (linear probing, at most half full).
+    std::vector<bucket> buckets;
+    std::vector<std::uint32_t> free_buckets;  // capacity kept at buckets.size(): a pop never allocates
+    std::vector<bucket_ref> order;
+    std::vector<std::uint32_t> table;
+    std::size_t table_used = 0;
+    segment* free_segments = nullptr;
+    segment* segments = nullptr;  // linked by `allocated`
     // The other workers' items: sorted runs, each with its most urgent entry last, oldest (and largest) run
     // first; refresh() sorts what it records into a new run and merges runs of similar sizes.
     std::vector<std::vector<entry>> runs;
@@ -292,6 +400,133 @@ class relaxed_priority_storage {
     if (v.size() == v.capacity()) {
       v.reserve(2 * v.size() + 16);
     }
+  }
+
+  static std::uint64_t priority_bits(double priority) noexcept {
+    return std::bit_cast<std::uint64_t>(priority + 0.0);  // + 0.0: -0.0 and 0.0 are one priority
+  }
+  static std::size_t home_slot(double priority, std::size_t mask) noexcept {
+    // Integral priorities have their low bits all zero: fold the high half in before multiplying, and take
+    // the product's high half, which depends on every bit.
+    const std::uint64_t bits = priority_bits(priority);
+    return static_cast<std::size_t>(((bits ^ (bits >> 32)) * 0x9E3779B97F4A7C15ULL) >> 32) & mask;
+  }
+
+  // The bucket of `priority` in `me`, made (in use, empty) if there is none. May throw std::bad_alloc, with
+  // nothing changed but capacities.
+  std::uint32_t bucket_for(worker_state& me, double priority) {
+    if (2 * (me.table_used + 1) > me.table.size()) {
+      grow_table(me);
+    }
+    const std::size_t mask = me.table.size() - 1;
+    std::size_t slot = home_slot(priority, mask);
+    while (me.table[slot] != k_no_bucket) {
+      if (me.buckets[me.table[slot]].priority == priority) {
+        return me.table[slot];
+      }
+      slot = (slot + 1) & mask;
+    }
+    reserve_one_more(me.order);
+    std::uint32_t index = 0;
+    if (me.free_buckets.empty()) {
+      reserve_one_more(me.buckets);
+      me.free_buckets.reserve(me.buckets.capacity());
+      me.buckets.emplace_back();
+      index = static_cast<std::uint32_t>(me.buckets.size() - 1);
+    } else {
+      index = me.free_buckets.back();
+      me.free_buckets.pop_back();
+    }
+    bucket& b = me.buckets[index];
+    if (b.first == nullptr) {
+      b.first = take_segment(me);  // a reused bucket keeps its one emptied segment
+      b.last = b.first;
+    }
+    b.priority = priority;
+    me.table[slot] = index;
+    ++me.table_used;
+    me.order.push_back(bucket_ref{priority, index});
+    std::push_heap(me.order.begin(), me.order.end(), less_urgent{});
+    return index;
+  }
+
+  static void grow_table(worker_state& me) {
+    std::vector<std::uint32_t> grown(me.table.empty() ? 64 : 2 * me.table.size(), k_no_bucket);
+    const std::size_t mask = grown.size() - 1;
+    for (const std::uint32_t index : me.table) {
+      if (index != k_no_bucket) {
+        std::size_t slot = home_slot(me.buckets[index].priority, mask);
+        while (grown[slot] != k_no_bucket) {
+          slot = (slot + 1) & mask;
+        }
+        grown[slot] = index;
+      }
+    }
+    me.table.swap(grown);
+  }
+
+  // Room for one more entry at the end of `b`: a new last segment when the last one is full.
+  static void make_room(worker_state& me, bucket& b) {
+    if (b.last->end == k_segment_entries) {
+      segment* fresh = take_segment(me);
+      b.last->next = fresh;
+      b.last = fresh;
+    }
+  }
+
+  static segment* take_segment(worker_state& me) {
+    segment* s = me.free_segments;
+    if (s == nullptr) {
+      s = new segment;
+      s->allocated = me.segments;
+      me.segments = s;
+    } else {
+      me.free_segments = s->next;
+    }
+    s->begin = 0;
+    s->end = 0;
+    s->next = nullptr;
+    return s;
+  }
+
+  static void give_segment(worker_state& me, segment* s) noexcept {
+    s->next = me.free_segments;
+    me.free_segments = s;
+  }
+
+  // Removes the top bucket of `me` (empty, or emptied by the pop) from the heap and the table; it is reused.
+  static void drop_top_bucket(worker_state& me) noexcept {
+    const std::uint32_t index = me.order.front().index;
+    bucket& b = me.buckets[index];
+    std::pop_heap(me.order.begin(), me.order.end(), less_urgent{});
+    me.order.pop_back();
+    // Backward-shift deletion: move later entries of the probe sequence into the hole so every lookup still
+    // finds its bucket before an empty slot.
+    const std::size_t mask = me.table.size() - 1;
+    std::size_t hole = home_slot(b.priority, mask);
+    while (me.table[hole] != index) {
+      hole = (hole + 1) & mask;
+    }
+    for (std::size_t next = (hole + 1) & mask; me.table[next] != k_no_bucket; next = (next + 1) & mask) {
+      const std::size_t home = home_slot(me.buckets[me.table[next]].priority, mask);
+      // The entry at `next` may move to the hole if its home is not in the cyclic range (hole, next].
+      if (((next - home) & mask) >= ((next - hole) & mask)) {
+        me.table[hole] = me.table[next];
+        hole = next;
+      }
+    }
+    me.table[hole] = k_no_bucket;
+    --me.table_used;
+    // The bucket keeps its first segment, emptied, for its next use; a bucket in use has at most one empty
+    // segment (its last), so there is at most one more.
+    if (b.first != b.last) {
+      give_segment(me, b.last);
+    }
+    b.first->begin = 0;
+    b.first->end = 0;
+    b.first->next = nullptr;
+    b.last = b.first;
+    me.free_buckets.push_back(index);  // within the capacity reserved in bucket_for()
   }
 
   static void bump(std::atomic<std::uint64_t>& counter) noexcept {
@@ -421,7 +656,7 @@ class relaxed_priority_storage {
   }
 
   // Records in `me`'s runs every item of another worker placed below the tail that `me` has not looked at yet
-  // (its own items are in its heap since their push).
+  // (its own items are in its buckets since their push).
   void refresh(worker_state& me, std::size_t worker) {
     // acquire: pairs with the release CAS on the tail in place(): every slot below the value read is filled
     // and our loads of them see the items.
