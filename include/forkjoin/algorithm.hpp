@@ -135,9 +135,10 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
   std::size_t const done =
       scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool), pool_prewake<Pool>{&pool});
   if (done < n) {
-    scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
+    chain_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
-    fj::sync_wait(pool, scan_parallel<decltype(ctx), T>, &ctx, std::move(carry));
+    ctx.start(std::move(carry));
+    chain_on(pool, ctx);
   }
   return at(d_first, n);
 }
@@ -148,9 +149,10 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   std::size_t const n = length(first, last);
   std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, in_task_gate_ns);
   if (done < n) {
-    scan_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
+    chain_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);
-    co_await fj::call(scan_parallel<decltype(ctx), T>, &ctx, std::move(carry));
+    ctx.start(std::move(carry));
+    co_await fj::call(chain_part<decltype(ctx), false>, &ctx);
     co_await fj::join;
   }
   co_return at(d_first, n);

@@ -1,13 +1,15 @@
 // inclusive_scan and exclusive_scan against their std:: counterparts: random inputs of sizes 0, 1, 2, odd,
 // prime and large, at 1, 2, 4 and 16 workers, with each partition, with and without init, in place, on
-// std::deque iterators, with an operation that does not commute. The hybrid scan (scan.hpp): random sizes at
+// std::deque iterators, with an operation that does not commute. The chained scan (scan.hpp): random sizes at
 // 1-16 workers, string concatenation (associative, not commutative), the same bits for a double scan with
-// fj::fixed_grain at every worker count and on every run, and exceptions thrown at random elements.
+// fj::fixed_grain at every worker count and on every run, exceptions thrown at random elements, and a slow
+// throw in a chunk that the later chunks wait behind (tests/stress/scan_chain_stress_test.cpp does more).
 #include <gtest/gtest.h>
 #include <forkjoin/algorithm.hpp>
 #include <forkjoin/forkjoin.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -77,7 +79,7 @@ std::size_t random_size(std::size_t most) {
   return std::uniform_int_distribution<std::size_t>(0, most)(rng());
 }
 
-TEST(AlgorithmScan, HybridScanMatchesStdAtRandomSizesAndWorkerCounts) {
+TEST(AlgorithmScan, ChainedScanMatchesStdAtRandomSizesAndWorkerCounts) {
   on_pools_1_to_16([](auto& pool) {
     for (int round = 0; round < 6; ++round) {
       std::size_t const n = random_size(fj::test::scaled(300'000, 40'000));
@@ -97,7 +99,7 @@ TEST(AlgorithmScan, HybridScanMatchesStdAtRandomSizesAndWorkerCounts) {
   });
 }
 
-TEST(AlgorithmScan, HybridScanKeepsTheOrderOfStringConcatenation) {
+TEST(AlgorithmScan, ChainedScanKeepsTheOrderOfStringConcatenation) {
   on_pools_1_to_16([](auto& pool) {
     for (int round = 0; round < 3; ++round) {
       std::size_t const n = 2 + random_size(3000);
@@ -119,8 +121,8 @@ TEST(AlgorithmScan, HybridScanKeepsTheOrderOfStringConcatenation) {
   });
 }
 
-// The scan with chunks of `chunk` elements as the two-pass scheme computes it: each chunk scanned from its
-// carry, the carry into the next being carry + (the chunk's own sum).
+// The scan with chunks of `chunk` elements as the chain computes it: each chunk scanned from its carry, the
+// carry into the next being carry + (the chunk's own sum).
 std::vector<double> chunked_inclusive_scan(const std::vector<double>& v, std::size_t chunk) {
   std::vector<double> out(v.size());
   std::optional<double> carry;
@@ -161,7 +163,7 @@ TEST(AlgorithmScan, FixedGrainDoubleScanHasTheSameBitsAtEveryWorkerCountAndRun) 
   }
 }
 
-TEST(AlgorithmScan, HybridScanPassesOnAnExceptionFromARandomElement) {
+TEST(AlgorithmScan, ChainedScanPassesOnAnExceptionFromARandomElement) {
   constexpr std::int64_t poison = std::numeric_limits<std::int64_t>::min();
   auto const throwing_plus = [](std::int64_t a, std::int64_t b) {
     if (a == poison || b == poison) throw element_error(0);
@@ -189,6 +191,34 @@ TEST(AlgorithmScan, HybridScanPassesOnAnExceptionFromARandomElement) {
     std::inclusive_scan(v.begin(), v.end(), expected.begin());
     EXPECT_EQ(out, expected);
   });
+}
+
+// The second chunk's element throws after a pause, so that the threads that took later chunks are waiting
+// for its carry: they must stop, in the fold (before the carry goes on) and in the scan (after).
+TEST(AlgorithmScan, ChainedScanStopsTheChunksWaitingBehindAThrow) {
+  constexpr std::int64_t poison = 999'999;
+  constexpr std::int64_t big = std::int64_t{1} << 40;
+  for (bool in_scan : {false, true}) {
+    auto const slow_throw = [in_scan](std::int64_t a, std::int64_t b) {
+      // Only the scan's running total holds the large init; a chunk's fold starts from its first element.
+      if (b == poison && (!in_scan || a >= big / 2)) {
+        auto const until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        throw element_error(0);
+      }
+      return a + b;
+    };
+    on_pools_1_to_16([&](auto& pool) {
+      auto v = random_values(fj::test::scaled(100'000, 20'000));
+      v[1500] = poison;
+      std::vector<std::int64_t> out(v.size());
+      for (fj::partition p : {fj::fixed_grain(1000), fj::grain(1000)}) {
+        EXPECT_THROW(fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), slow_throw, big, p),
+                     element_error);
+      }
+    });
+  }
 }
 
 }  // namespace

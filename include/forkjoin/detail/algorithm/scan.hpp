@@ -1,40 +1,33 @@
 #pragma once
-// inclusive_scan and exclusive_scan. The part of a scan that goes parallel is cut into chunks, and the chunks
-// are taken from both ends at once (the hybrid scan): the task that starts it scans chunks from the LEFT in
-// one pass, since it knows the carry into each, while the other workers fold chunks from the RIGHT. When the
-// ends meet, the carries into the folded chunks follow from their folds in one serial pass, and the folded
-// chunks are scanned in parallel (their second read). On one worker everything is read once; the more the
-// folders take, the more is read twice, as in the two-pass scan (fold every chunk, then scan every chunk).
+// inclusive_scan and exclusive_scan. What runs on the caller (all of an input below the serial cutoff or
+// within the grain, the timed prefix, and a remainder of at most scan_min_chunk elements) is scanned in one
+// pass, as std::inclusive_scan does. The rest goes parallel as a chain of steps taken in index order
+// (docs/protocols/scan.md): each step is folded from memory, then, once the total before it is known and
+// the total after it published, scanned again from the core's cache. So every element is read from memory
+// once, at any worker count.
 //
-// The carry into the chunk after a scanned one is carry op fold(chunk), with the chunk folded on its own
-// beside the scan, as the two-pass scan computes it: results do not depend on where the ends meet, only on
-// the chunks, which depend only on the range's length and the partition, never on the worker count or on
-// timing (for fj::fixed_grain; the automatic partition's timed prefix moves the chunks).
-//
-// Reading twice is only for what the folders take: what runs on the caller (all of an input below the
-// serial cutoff or within the grain, the timed prefix, and a remainder of a single chunk) is scanned in one
-// pass, as std::inclusive_scan does.
+// The carry into the chunk after chunk c is carry op fold(c), with the chunk folded on its own by one
+// accumulator: the carries, and so the results, depend only on the chunks, which depend only on the range's
+// length and the partition, never on the worker count or on timing (for fj::fixed_grain; the automatic
+// partition's timed prefix moves the chunks).
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
-#include <limits>
+#include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
-#include <vector>
 
 #include "forkjoin/detail/algorithm/fold_run.hpp"
 #include "forkjoin/detail/algorithm/loop.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
+#include "forkjoin/detail/cpu_relax.hpp"
 
 namespace fj::detail::algo {
-
-// The most chunks a scan is cut into by default: many more than workers, few enough that the serial pass
-// between the two parallel ones costs nothing.
-inline constexpr std::size_t scan_chunks = 256;
-// The least chunk length by default.
-inline constexpr std::size_t scan_min_chunk = 4096;
 
 // The loops below count elements instead of comparing iterators: clang then unrolls them, as it does
 // std::inclusive_scan over a span (an `it != end` loop was not unrolled and took 2.2 times the instructions
@@ -85,44 +78,8 @@ void scan_block(It first, Out d_first, std::size_t lo, std::size_t hi, std::opti
   *carry = inclusive_run(it, out, count, std::move(*carry), op);
 }
 
-// Scans the `count` (at least 1) elements at `it` from `carry` into `out`, as inclusive_run or exclusive_run
-// do, and folds them on their own beside it; returns carry op fold. Each element is read before its output
-// is written, so the output may be the input.
-template <class It, class Out, class T, class Op>
-T scan_folding_run(It it, Out out, std::size_t count, T& carry, Op& op, bool inclusive) {
-  T acc = carry;
-  T fold(*it);
-  if (inclusive) {
-    acc = std::invoke(op, std::move(acc), *it);
-    *out = acc;
-    ++it;
-    ++out;
-    for (std::size_t i = 1; i < count; ++i, ++it, ++out) {
-      auto&& x = *it;
-      fold = std::invoke(op, std::move(fold), x);
-      acc = std::invoke(op, std::move(acc), x);
-      *out = acc;
-    }
-  } else {
-    T next = std::invoke(op, acc, *it);
-    *out = std::move(acc);
-    acc = std::move(next);
-    ++it;
-    ++out;
-    for (std::size_t i = 1; i < count; ++i, ++it, ++out) {
-      auto&& x = *it;
-      fold = std::invoke(op, std::move(fold), x);
-      next = std::invoke(op, acc, x);
-      *out = std::move(acc);
-      acc = std::move(next);
-    }
-  }
-  return std::invoke(op, carry, std::move(fold));
-}
-
-// The fold of [lo, hi) (not empty), for pass 1.
-// One accumulator, as scan_folding_run's fold of the chunks the left end scans: a chunk's fold is then the
-// same bits whichever end took it, which fixed_grain's determinism needs (not fold_run's four).
+// The fold of [lo, hi) (not empty): one accumulator (fold_one), so that a chunk's fold, and with it every
+// carry, depends only on the chunk's bounds (fixed_grain's determinism; not fold_run's four accumulators).
 template <class It, class T, class Op>
 T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   It it = at(first, lo);
@@ -131,213 +88,219 @@ T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   return fold_one(++it, hi - lo - 1, std::move(acc), op, same);
 }
 
-// The chunks not yet taken, [left, right), in one atomic word (left in the low half) so that one
-// compare-exchange takes a chunk from either end and the ends never cross. A scan with more chunks than a
-// half holds runs the two-pass scan instead (scan_fits_hybrid).
-class chunk_ends {
- public:
-  static constexpr std::uint64_t half_max = std::numeric_limits<std::uint32_t>::max();
+// The most elements of a step of the chain by default: a step is folded from memory and then scanned again,
+// so both its input and its output should still be in the core's own cache (L2) at the second read.
+inline constexpr std::size_t chain_step = 32768;
+// The least step length by default, and the least remainder after the timed prefix that goes parallel.
+inline constexpr std::size_t scan_min_chunk = 4096;
+// The parallel part is cut into at least this many steps while they stay at least scan_min_chunk long, so
+// that a medium input still has steps for every thread to take in turn.
+inline constexpr std::size_t chain_least_steps = 64;
+// A thread waiting for a carry polls this many times with a pause, then yields between polls: the thread
+// that owes the carry may have lost its core (more threads than cores), and then only a yield lets it run.
+inline constexpr unsigned chain_spin_polls = 2048;
 
-  void reset(std::uint64_t chunks) noexcept {
-    // relaxed: set before the tasks that take chunks start (the fork publishes it).
-    word_.store(chunks << 32, std::memory_order_relaxed);
-  }
-  // The leftmost chunk not taken, now taken; false once the ends have met.
-  bool take_left(std::size_t& c) noexcept { return take(c, 1, false); }
-  // The rightmost chunk not taken, now taken; false once the ends have met.
-  bool take_right(std::size_t& c) noexcept { return take(c, std::uint64_t{1} << 32, true); }
-  // Chunks not taken yet (a hint for splitting).
-  [[nodiscard]] std::uint64_t untaken() const noexcept {
-    // relaxed: a hint; taking a chunk re-reads the word in its compare-exchange.
-    std::uint64_t const w = word_.load(std::memory_order_relaxed);
-    return (w >> 32) - std::min(w >> 32, w & half_max);
-  }
-  // Where the ends met: chunks below were scanned from the left, the others folded. Read after the join.
-  [[nodiscard]] std::size_t meeting_point() const noexcept {
-    // relaxed: the join that ends the taking orders every compare-exchange before this load.
-    return static_cast<std::size_t>(word_.load(std::memory_order_relaxed) & half_max);
-  }
-
- private:
-  bool take(std::size_t& c, std::uint64_t step, bool from_right) noexcept {
-    // relaxed: the word only decides who owns which chunk (the read-modify-write makes each chunk taken
-    // once); nothing is published through it: the folds and carries reach the scan's second pass through
-    // the join after both ends stop.
-    std::uint64_t w = word_.load(std::memory_order_relaxed);
-    while (true) {
-      std::uint64_t const left = w & half_max;
-      std::uint64_t const right = w >> 32;
-      if (left >= right) return false;
-      // relaxed (both orders): as above.
-      if (word_.compare_exchange_weak(w, from_right ? w - step : w + step, std::memory_order_relaxed,
-                                      std::memory_order_relaxed)) {
-        c = static_cast<std::size_t>(from_right ? right - 1 : left);
-        return true;
-      }
-    }
-  }
-
-  std::atomic<std::uint64_t> word_{0};
+// The carry into one step: the total of everything before it (empty: nothing before, for an inclusive scan
+// without init), written once by the thread that took the step before and read once by the step's own.
+template <class T>
+struct chain_link {
+  std::atomic<bool> ready{false};
+  std::optional<T> carry;
 };
 
+// A scan's parallel part as a chain (docs/protocols/scan.md). [lo, n) is cut into chunks (the grouping of
+// the carries, as fj::fixed_grain asks), and consecutive chunks into steps of about chain_step elements
+// (one chunk per step, except for a fixed grain much smaller than that). The steps are taken strictly in
+// index order, one fetch_add each, by every thread that joins. For step s a thread folds its chunks (the
+// read from memory), waits for the carry into s, publishes the carry into s + 1 (carry op fold, chunk by
+// chunk) and then scans the chunks from their carries (the second read, from the core's cache). A thread
+// never forks, suspends or takes other work between taking a step and publishing its carry, so the carry
+// into step s is always on its way: whoever took s - 1 waits at most for s - 2, down to step 0, whose carry
+// is set before the first take.
 template <class It, class Out, class T, class Op>
-struct scan_ctx : piece_state {  // the loop over chunk indices runs one chunk per leaf (block 1)
-  scan_ctx(It f, Out d, Op* o, bool incl) : first(f), d_first(d), op(o), inclusive(incl) {}
+struct chain_ctx {
+  chain_ctx(It f, Out d, Op* o, bool incl) : first(f), d_first(d), op(o), inclusive(incl) {}
 
   It first;
   Out d_first;
   Op* op;
   bool inclusive;
+  stop_flag stop;
   std::size_t lo = 0;  // the chunks cover [lo, n)
   std::size_t n = 0;
   std::size_t chunk = 1;  // chunk c is [lo + c * chunk, min(lo + (c + 1) * chunk, n))
   std::size_t chunks = 0;
-  bool second_pass = false;
-  std::vector<std::optional<T>> sums;     // pass 1: the fold of chunk c
-  std::vector<std::optional<T>> carries;  // pass 2: the total before chunk c
-  chunk_ends ends;                        // the hybrid scan: chunks not taken by either end
+  std::size_t per_step = 1;  // step s is chunks [s * per_step, min((s + 1) * per_step, chunks))
+  std::size_t steps = 0;
+  std::unique_ptr<chain_link<T>[]> links;     // links[s]: the carry into step s
+  std::unique_ptr<std::optional<T>[]> folds;  // per_step > 1: the fold of chunk c, then the carry after it
+  // The next step to take, on a line of its own: every take writes it, and the links are read while it is.
+  alignas(64) std::atomic<std::size_t> next{0};
+  // From ordinary code: the participants on the pool so far, and how many the call may have (P - 1: the
+  // caller is the P-th thread). A participant that waits for a carry keeps its core, so one more thread
+  // than cores would make every step wait for whichever thread the system has set aside.
+  std::atomic<std::size_t> helpers{0};
+  std::size_t most_helpers = 0;
 
   [[nodiscard]] std::size_t begin_of(std::size_t c) const { return lo + c * chunk; }
   [[nodiscard]] std::size_t end_of(std::size_t c) const { return std::min(n, lo + (c + 1) * chunk); }
 
-  // Runs chunks [c_lo, c_hi) of the current pass (the loop engine's body).
-  void run(std::size_t c_lo, std::size_t c_hi) {
-    stopping_on_throw(stop, [&] {
-      for (std::size_t c = c_lo; c < c_hi; ++c) {
-        if (second_pass) {
-          std::optional<T> carry = carries[c];
-          scan_block(first, d_first, begin_of(c), end_of(c), carry, *op, inclusive);
-        } else {
-          sums[c].emplace(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
-        }
-      }
-    });
+  // Before any thread takes a step: the carry into step 0 is known.
+  void start(std::optional<T> initial) {
+    links = std::make_unique<chain_link<T>[]>(steps);
+    if (per_step > 1) folds = std::make_unique<std::optional<T>[]>(chunks);
+    links[0].carry = std::move(initial);
+    // relaxed: before the first take; the submission of the pool's part (or the fork of a participant)
+    // publishes it, as it does the context itself.
+    links[0].ready.store(true, std::memory_order_relaxed);  // model: scan.start
   }
 
-  // The hybrid scan's left end: takes chunks from the left and scans each in one pass from its carry
-  // (carries[c], set by the chunk before), setting the next chunk's carry.
-  void scan_from_left() {
-    stopping_on_throw(stop, [&] {
-      std::size_t c = 0;
-      while (!stop.stopped() && ends.take_left(c)) {
-        std::size_t const from = begin_of(c);
-        std::size_t const to = end_of(c);
-        std::optional<T>& carry = carries[c];
-        if (!carry) {
-          // An inclusive scan's first chunk without init: its scan is its fold, the next chunk's carry.
-          std::optional<T> total;
-          scan_block(first, d_first, from, to, total, *op, true);
-          if (c + 1 < chunks) carries[c + 1] = std::move(total);
-        } else {
-          T next = scan_folding_run(at(first, from), at(d_first, from), to - from, *carry, *op, inclusive);
-          if (c + 1 < chunks) carries[c + 1].emplace(std::move(next));
-        }
-      }
-    });
+  // Steps not taken yet (a hint for splitting).
+  [[nodiscard]] std::size_t untaken() const noexcept {
+    // relaxed: a hint; a take re-reads the counter in its read-modify-write.
+    std::size_t const taken = next.load(std::memory_order_relaxed);  // model: scan.untaken
+    return steps - std::min(steps, taken);
   }
 
-  // The hybrid scan's right end: takes chunks from the right and folds each, except the last chunk, whose
-  // fold nothing needs (it is only scanned, in the second pass).
-  void fold_from_right_one(std::size_t c) {
-    stopping_on_throw(stop, [&] {
-      if (c + 1 < chunks) sums[c].emplace(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
-    });
+  // The next step in index order, now this thread's; false when all are taken.
+  bool take(std::size_t& s) noexcept {
+    // Tested first so that the counter stops growing once all steps are taken (no wrap-around).
+    if (untaken() == 0) return false;
+    // relaxed: the counter only decides who owns which step (the read-modify-write hands each number out
+    // once); nothing is published through it, the carries travel through the links.
+    s = next.fetch_add(1, std::memory_order_relaxed);  // model: scan.take
+    return s < steps;
   }
 
-  // Between the passes: the carry into each chunk from `from` on, in chunk order (carries[from] is set).
-  void carry_forward_from(std::size_t from) {
-    for (std::size_t c = from; c + 1 < chunks; ++c) {
-      if (carries[c]) {
-        carries[c + 1].emplace(std::invoke(*op, *carries[c], std::move(*sums[c])));
+  // Waits until the carry into step s is published; false if the call stopped (an exception elsewhere: the
+  // carry may then never come).
+  bool wait_for(std::size_t s) {
+    chain_link<T>& in = links[s];
+    // acquire: pairs with the release store in run() by the thread that took step s - 1 (or with nothing
+    // for step 0, set before the start): its write of the carry happens before our read of it.
+    for (unsigned polls = 0; !in.ready.load(std::memory_order_acquire); ++polls) {  // model: scan.wait
+      if (stop.stopped()) return false;
+      if (polls < chain_spin_polls) {
+        cpu_relax();
       } else {
-        carries[c + 1] = std::move(sums[c]);
+        std::this_thread::yield();
       }
     }
+    return true;
   }
 
-  // Between the passes: the carry into each chunk, in chunk order.
-  void carry_forward(std::optional<T> initial) {
-    carries.resize(chunks);
-    carries[0] = std::move(initial);
-    for (std::size_t c = 0; c + 1 < chunks; ++c) {
-      if (carries[c]) {
-        carries[c + 1].emplace(std::invoke(*op, *carries[c], std::move(*sums[c])));
-      } else {
-        carries[c + 1] = std::move(sums[c]);
+  // carry op fold, or fold when nothing comes before.
+  std::optional<T> after(const std::optional<T>& carry, std::optional<T> fold) {
+    if (!carry) return fold;
+    return std::optional<T>(std::invoke(*op, *carry, std::move(*fold)));
+  }
+
+  // Publishes the carry into step s + 1.
+  void publish(std::size_t s, std::optional<T> carry) {
+    chain_link<T>& out = links[s + 1];
+    out.carry = std::move(carry);
+    // release: pairs with the acquire load in wait_for(s + 1) by the thread that took step s + 1.
+    out.ready.store(true, std::memory_order_release);  // model: scan.publish
+  }
+
+  // Step s: folds its chunks, waits for its carry, publishes the next step's and scans its chunks. Sets the
+  // stop flag if anything throws.
+  void run(std::size_t s) {
+    stopping_on_throw(stop, [&] {
+      bool const last = s + 1 == steps;
+      if (per_step == 1) {
+        std::size_t const from = begin_of(s);
+        std::size_t const to = end_of(s);
+        std::optional<T> fold;
+        // The last chunk's fold is not needed: it is only scanned, in one pass.
+        if (!last) fold.emplace(fold_block<It, T>(first, from, to, *op));
+        if (!wait_for(s)) return;
+        // Only this thread reads links[s], and only once: the carry may be moved from.
+        std::optional<T> carry = std::move(links[s].carry);
+        if (!last) publish(s, after(carry, std::move(fold)));
+        scan_block(first, d_first, from, to, carry, *op, inclusive);
+        return;
       }
-    }
+      std::size_t const c_lo = s * per_step;
+      std::size_t const c_hi = std::min(chunks, c_lo + per_step);
+      std::size_t const folded = last ? c_hi - 1 : c_hi;  // the last chunk's fold is not needed
+      for (std::size_t c = c_lo; c < folded; ++c) {
+        folds[c].emplace(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
+      }
+      if (!wait_for(s)) return;
+      std::optional<T> carry = std::move(links[s].carry);
+      // folds[c] becomes the carry into chunk c + 1, in chunk order.
+      for (std::size_t c = c_lo; c < folded; ++c) {
+        folds[c] = after(c == c_lo ? carry : folds[c - 1], std::move(folds[c]));
+      }
+      if (!last) publish(s, folds[c_hi - 1]);
+      // Each chunk from its own carry (scan_block leaves the running total in it, which nothing reads).
+      scan_block(first, d_first, begin_of(c_lo), end_of(c_lo), carry, *op, inclusive);
+      for (std::size_t c = c_lo + 1; c < c_hi; ++c) {
+        scan_block(first, d_first, begin_of(c), end_of(c), folds[c - 1], *op, inclusive);
+      }
+    });
+  }
+
+  // Takes and runs steps until none is left or the call stops.
+  void run_all() {
+    std::size_t s = 0;
+    while (!stop.stopped() && take(s)) run(s);
+  }
+
+  // From ordinary code: one more participant on the pool, if the call has room for it.
+  bool add_helper() noexcept {
+    // relaxed: a count of who may join; nothing is published through it (the fork publishes the context).
+    if (helpers.fetch_add(1, std::memory_order_relaxed) < most_helpers) return true;  // model: none (a count)
+    // relaxed: as above.
+    helpers.fetch_sub(1, std::memory_order_relaxed);  // model: none (a count)
+    return false;
   }
 };
 
-// The two parallel passes over [ctx->lo, ctx->n), starting from `initial`.
-template <class Ctx, class T>
-task<void> scan_passes(Ctx* ctx, std::optional<T> initial) {
-  ctx->sums.resize(ctx->chunks);
-  if (ctx->chunks > 1) co_await fj::call(fixed_loop<Ctx>, ctx, std::size_t{0}, ctx->chunks - 1);
-  co_await fj::join;
-  ctx->carry_forward(std::move(initial));
-  ctx->second_pass = true;
-  co_await fj::call(fixed_loop<Ctx>, ctx, std::size_t{0}, ctx->chunks);
-  co_await fj::join;
-}
-
-template <class Ctx>
-task<void> scan_left_end(Ctx* ctx) {
-  ctx->scan_from_left();
-  co_return;
-}
-
-// Folds chunks from the right until the ends meet. Between chunks, when this worker has nothing a thief
-// could take (should_split), it forks another right end first, so that every idle worker can join in; a
-// worker holds at most one chunk at a time, so a preempted one delays the join by at most one chunk.
-template <class Ctx>
-task<void> scan_right_end(Ctx* ctx) {
-  std::size_t c = 0;
+// A participant in the chain on the pool: takes and runs steps in index order; between steps, when this
+// worker has nothing a thief could take, it forks another participant first, so that every idle worker can
+// join in (beside a caller from ordinary code: only while the pool has room for one more and the call has
+// fewer than P - 1 helpers, so that it keeps to P threads, docs/algorithms.md "Entering the pool"). It holds
+// no step across the fork.
+template <class Ctx, bool BesideCaller>
+task<void> chain_part(Ctx* ctx) {
+  std::size_t s = 0;
   while (!ctx->stop.stopped()) {
-    if (ctx->ends.untaken() > 1 && should_split()) {
-      co_await fj::fork(scan_right_end<Ctx>, ctx);
+    if (ctx->untaken() > 1 &&
+        (BesideCaller ? should_split_beside_caller() && ctx->add_helper() : should_split())) {
+      co_await fj::fork(chain_part<Ctx, BesideCaller>, ctx);
       continue;
     }
-    if (!ctx->ends.take_right(c)) break;
-    ctx->fold_from_right_one(c);
+    if (!ctx->take(s)) break;
+    ctx->run(s);
   }
   co_await fj::join;
 }
 
-// Whether the hybrid scan can number the chunks in half a word.
-template <class Ctx>
-[[nodiscard]] bool scan_fits_hybrid(const Ctx& ctx) noexcept {
-  return ctx.chunks <= chunk_ends::half_max;
-}
-
-// The hybrid scan of [ctx->lo, ctx->n) from `initial` (the top of this file).
-template <class Ctx, class T>
-task<void> scan_hybrid(Ctx* ctx, std::optional<T> initial) {
-  ctx->sums.resize(ctx->chunks);
-  ctx->carries.resize(ctx->chunks);
-  ctx->carries[0] = std::move(initial);
-  ctx->ends.reset(ctx->chunks);
-  // The left end runs here at once; the right ends start when a thief takes what follows the fork.
-  co_await fj::fork(scan_left_end<Ctx>, ctx);
-  co_await fj::call(scan_right_end<Ctx>, ctx);
-  co_await fj::join;
-  std::size_t const meet = ctx->ends.meeting_point();
-  if (meet == ctx->chunks) co_return;
-  ctx->carry_forward_from(meet);
-  ctx->second_pass = true;
-  co_await fj::call(fixed_loop<Ctx>, ctx, meet, ctx->chunks);
-  co_await fj::join;
-}
-
-// The parallel part of a scan: the hybrid scan, or the two passes when the chunks do not fit its word.
-template <class Ctx, class T>
-task<void> scan_parallel(Ctx* ctx, std::optional<T> initial) {
-  if (scan_fits_hybrid(*ctx)) {
-    co_await fj::call(scan_hybrid<Ctx, T>, ctx, std::move(initial));
-  } else {
-    co_await fj::call(scan_passes<Ctx, T>, ctx, std::move(initial));
+// The chain from ordinary code: the caller takes steps itself beside a root that lets up to P - 1 of the
+// pool's workers join in; if no worker took the root by the time the steps ran out, the caller takes it
+// back (finish_shared). On a pool of one worker the caller runs it all: the worker could only take its
+// place.
+template <scheduler Pool, class Ctx>
+void chain_on(Pool& pool, Ctx& ctx) {
+  std::size_t const workers = pool.core().size();
+  if (workers == 1) {
+    ctx.run_all();
+    return;
   }
-  co_await fj::join;
+  ctx.most_helpers = workers - 1;
+  // relaxed: before the root starts; its submission publishes the context. The root is the first helper.
+  ctx.helpers.store(1, std::memory_order_relaxed);  // model: none (a count)
+  started_root<void> root;
+  root.start(pool.core(), chain_part<Ctx, true>, &ctx);
+  std::exception_ptr mine;
+  try {
+    ctx.run_all();
+  } catch (...) {
+    mine = std::current_exception();  // run() has set the stop flag
+  }
+  finish_shared(pool.core(), root, mine);
 }
 
 // The serial part of a scan: everything (small inputs), or a timed prefix. Returns how far it got; `carry`
@@ -353,7 +316,7 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
     };
     std::size_t const done = timed_prefix(n, budget_ns, block, prefix_end::at_budget, half).done;
     if (n - done > scan_min_chunk) return done;
-    // The rest would be a single chunk, scanned on the pool after a wake-up: cheaper here, in one pass.
+    // The rest would be a single step, scanned on the pool after a wake-up: cheaper here, in one pass.
     scan_block(first, d_first, done, n, carry, op, inclusive);
     return n;
   }
@@ -361,18 +324,23 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
   return n;
 }
 
+// Cuts [done, n) into the chain's chunks and steps. A step is about chain_least_steps-th of the rest,
+// at most chain_step elements and at least scan_min_chunk (or the grain, for fj::grain). Its chunks are the
+// step itself, except with fj::fixed_grain: then the chunks have the grain's size (the carries depend on
+// nothing else), as many to a step as fit in that length.
 template <class Ctx>
 void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
   std::size_t const rest = n - done;
-  std::size_t chunk = p.size();
-  if (p.how() != partition::kind::fixed) {
-    std::size_t const least = p.how() == partition::kind::grain ? p.size() : scan_min_chunk;
-    chunk = std::max(least, (rest + scan_chunks - 1) / scan_chunks);
-  }
+  std::size_t const least = p.how() == partition::kind::grain ? p.size() : scan_min_chunk;
+  std::size_t const step =
+      std::max(least, std::min(chain_step, (rest + chain_least_steps - 1) / chain_least_steps));
+  bool const fixed = p.how() == partition::kind::fixed;
   ctx.lo = done;
   ctx.n = n;
-  ctx.chunk = chunk;
-  ctx.chunks = (rest + chunk - 1) / chunk;
+  ctx.chunk = fixed ? p.size() : step;
+  ctx.chunks = (rest + ctx.chunk - 1) / ctx.chunk;
+  ctx.per_step = fixed ? std::max<std::size_t>(1, step / p.size()) : 1;
+  ctx.steps = (ctx.chunks + ctx.per_step - 1) / ctx.per_step;
 }
 
 }  // namespace fj::detail::algo
