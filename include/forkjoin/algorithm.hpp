@@ -150,6 +150,8 @@ task<Out> scan_in_task(It first, It last, Out d_first, std::optional<T> carry, O
   std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, in_task_gate_ns);
   if (done < n) {
     chain_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
+    // A local of a coroutine is only aligned as its frame is (chain_ctx::next).
+    static_assert(alignof(decltype(ctx)) <= alignof(std::max_align_t));
     plan_chunks(ctx, done, n, p);
     ctx.start(std::move(carry));
     co_await fj::call(chain_part<decltype(ctx), false>, &ctx);

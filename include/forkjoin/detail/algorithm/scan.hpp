@@ -12,6 +12,7 @@
 // partition's timed prefix moves the chunks).
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -135,7 +136,11 @@ struct chain_ctx {
   std::unique_ptr<chain_link<T>[]> links;     // links[s]: the carry into step s
   std::unique_ptr<std::optional<T>[]> folds;  // per_step > 1: the fold of chunk c, then the carry after it
   // The next step to take, on a line of its own: every take writes it, and the links are read while it is.
-  alignas(64) std::atomic<std::size_t> next{0};
+  // Padding, not alignas: the context is a local of scan_in_task, and a coroutine frame is only aligned as
+  // operator new aligns (an over-aligned local there is misaligned; UBSan reports it).
+  std::array<std::byte, 64> pad_before_next{};
+  std::atomic<std::size_t> next{0};
+  std::array<std::byte, 64 - sizeof(std::atomic<std::size_t>)> pad_after_next{};
   // From ordinary code: the participants on the pool so far, and how many the call may have (P - 1: the
   // caller is the P-th thread). A participant that waits for a carry keeps its core, so one more thread
   // than cores would make every step wait for whichever thread the system has set aside.
