@@ -2,9 +2,9 @@
 // docs/protocols/scan.md): steps taken in index order with a fetch_add, each waiting for the carry into it
 // and publishing the carry into the next one through a flag per step.
 //
-// A step's fold and scan are the element data, outside the protocol: step s holds the value s + 1, and its
-// "scan" records the carry it ran from. The carries are plain data (rl::var), so a carry read that the
-// release/acquire pair does not order after its write is a data race, which Relacy reports.
+// A step's two passes over the elements are the element data, outside the protocol: step s holds the value
+// s + 1, and its second pass records the carry it ran from. The carries are plain data (rl::var), so a carry
+// read that the release/acquire pair does not order after its write is a data race, which Relacy reports.
 //
 // Checked in every execution: each step is run exactly once and from the right carry (the initial value plus
 // the values of the steps before it); no data race on a carry; and, with a step that throws (its owner sets
@@ -27,7 +27,7 @@ constexpr int k_no_throw = -1;
 template <int Threads, int Steps>
 struct chain_suite : rl::test_suite<chain_suite<Threads, Steps>, Threads> {
   struct settings {
-    int throwing_step = k_no_throw;  // the step whose owner throws in its fold, if any
+    int throwing_step = k_no_throw;  // the step whose owner throws in its first pass, if any
   };
   static inline settings config{};
 
@@ -75,7 +75,7 @@ struct chain_suite : rl::test_suite<chain_suite<Threads, Steps>, Threads> {
     ready[s + 1].store(true, st(rl::mo_release, "scan.publish"), RL_INFO);  // model: scan.publish
   }
 
-  // chain_ctx::run, with stopping_on_throw's store of the stop flag where the fold throws.
+  // chain_ctx::run, with stopping_on_throw's store of the stop flag where the first pass throws.
   void run(int s) {
     runs[s] += 1;
     if (s == config.throwing_step) {
@@ -129,11 +129,11 @@ int main(int argc, char** argv) {
   std::vector<fj_model::scenario> scenarios;
   scenarios.push_back(
       make<two>("chain", "2 threads, 3 steps", 2, rl::fair_context_bound_scheduler_type, 0, 4, k_no_throw));
-  scenarios.push_back(make<two>("throw", "2 threads, 3 steps, step 1 throws in its fold", 2,
+  scenarios.push_back(make<two>("throw", "2 threads, 3 steps, step 1 throws in its first pass", 2,
                                 rl::fair_full_search_scheduler_type, 0, 0, 1));
   scenarios.push_back(make<three>("chain-3", "3 threads, 4 steps", 3, rl::fair_context_bound_scheduler_type,
                                   0, 2, k_no_throw));
-  scenarios.push_back(make<three>("throw-3", "3 threads, 4 steps, step 1 throws in its fold", 3,
+  scenarios.push_back(make<three>("throw-3", "3 threads, 4 steps, step 1 throws in its first pass", 3,
                                   rl::fair_context_bound_scheduler_type, 0, 2, 1));
   scenarios.push_back(make<three>("chain-3-random", "3 threads, 4 steps", 3, rl::random_scheduler_type,
                                   100000, 0, k_no_throw));

@@ -9,6 +9,7 @@
 #include <forkjoin/forkjoin.hpp>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "support/algorithm_test_support.hpp"
@@ -79,6 +81,10 @@ std::size_t random_size(std::size_t most) {
   return std::uniform_int_distribution<std::size_t>(0, most)(rng());
 }
 
+// A 64-bit integer type other than std::int64_t: an output the chain cannot read back as the accumulator.
+using other_int64 = std::conditional_t<std::is_same_v<std::int64_t, long long>, long, long long>;
+static_assert(sizeof(other_int64) == sizeof(std::int64_t));
+
 TEST(AlgorithmScan, ChainedScanMatchesStdAtRandomSizesAndWorkerCounts) {
   on_pools_1_to_16([](auto& pool) {
     for (int round = 0; round < 6; ++round) {
@@ -90,7 +96,12 @@ TEST(AlgorithmScan, ChainedScanMatchesStdAtRandomSizesAndWorkerCounts) {
         std::vector<std::int64_t> out(n);
         fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, p);
         EXPECT_EQ(out, expected) << "n=" << n;
+        std::vector<other_int64> other(n);  // folded first, scanned after
+        fj::inclusive_scan(pool, v.begin(), v.end(), other.begin(), std::plus<>{}, p);
+        EXPECT_TRUE(std::equal(other.begin(), other.end(), expected.begin(), expected.end())) << "n=" << n;
         std::exclusive_scan(v.begin(), v.end(), expected.begin(), std::int64_t{7});
+        fj::exclusive_scan(pool, v.begin(), v.end(), other.begin(), std::int64_t{7}, std::plus<>{}, p);
+        EXPECT_TRUE(std::equal(other.begin(), other.end(), expected.begin(), expected.end())) << "n=" << n;
         fj::exclusive_scan(pool, v.begin(), v.end(), v.begin(), std::int64_t{7}, std::plus<>{},
                            p);  // in place
         EXPECT_EQ(v, expected) << "n=" << n;
@@ -121,8 +132,9 @@ TEST(AlgorithmScan, ChainedScanKeepsTheOrderOfStringConcatenation) {
   });
 }
 
-// The scan with chunks of `chunk` elements as the chain computes it: each chunk scanned from its carry, the
-// carry into the next being carry + (the chunk's own sum).
+// The scan with chunks of `chunk` elements as the chain computes it when it folds first (an input that fits
+// in a last-level cache): each chunk scanned from its carry, the carry into the next being carry + (the
+// chunk's own sum).
 std::vector<double> chunked_inclusive_scan(const std::vector<double>& v, std::size_t chunk) {
   std::vector<double> out(v.size());
   std::optional<double> carry;
@@ -134,6 +146,25 @@ std::vector<double> chunked_inclusive_scan(const std::vector<double>& v, std::si
     out[lo] = acc;
     for (std::size_t i = lo + 1; i < hi; ++i) out[i] = acc = acc + v[i];
     carry = carry ? *carry + fold : fold;
+  }
+  return out;
+}
+
+// The same when the chain scans first (input and output of 32 MiB or more): each chunk scanned on its own and
+// its carry put in front of each output.
+template <class V>
+std::vector<V> chunked_scan_first(const std::vector<V>& v, std::size_t chunk) {
+  std::vector<V> out(v.size());
+  std::optional<V> carry;
+  for (std::size_t lo = 0; lo < v.size(); lo += chunk) {
+    std::size_t const hi = std::min(v.size(), lo + chunk);
+    V acc = v[lo];
+    out[lo] = carry ? *carry + acc : acc;
+    for (std::size_t i = lo + 1; i < hi; ++i) {
+      acc = acc + v[i];
+      out[i] = carry ? *carry + acc : acc;
+    }
+    carry = carry ? *carry + acc : acc;
   }
   return out;
 }
@@ -193,15 +224,90 @@ TEST(AlgorithmScan, ChainedScanPassesOnAnExceptionFromARandomElement) {
   });
 }
 
-// The second chunk's element throws after a pause, so that the threads that took later chunks are waiting
-// for its carry: they must stop, in the fold (before the carry goes on) and in the scan (after).
-TEST(AlgorithmScan, ChainedScanStopsTheChunksWaitingBehindAThrow) {
+// An element of 1 KiB (128 lanes, added lane by lane): a scan of 16,384 of them has the 32 MiB of input and
+// output from which the chain's steps scan first and add their carries after (scan.hpp's scan_first_bytes),
+// at a length the tests can afford.
+template <class V>
+struct wide {
+  std::array<V, 128> x{};
+  friend wide operator+(const wide& a, const wide& b) {
+    wide r;
+    for (std::size_t i = 0; i < r.x.size(); ++i) r.x[i] = a.x[i] + b.x[i];
+    return r;
+  }
+  friend bool operator==(const wide&, const wide&) = default;
+};
+
+std::size_t scan_first_length() {
+  return fj::detail::algo::scan_first_bytes / (2 * sizeof(wide<std::int64_t>)) + random_size(2000);
+}
+
+std::vector<wide<std::int64_t>> random_wide(std::size_t n) {
+  std::vector<wide<std::int64_t>> v(n);
+  for (auto& w : v) {
+    for (auto& x : w.x) x = static_cast<std::int64_t>(random_index(2001)) - 1000;
+  }
+  return v;
+}
+
+TEST(AlgorithmScan, LargeScansThatScanFirstMatchStd) {
+  static_assert(sizeof(wide<std::int64_t>) == 1024);
+  on_pools_1_to_16([](auto& pool) {
+    std::size_t const n = scan_first_length();
+    auto v = random_wide(n);
+    for (fj::partition p : {fj::partition{}, fj::grain(64), fj::fixed_grain(1 + random_size(3000))}) {
+      std::vector<wide<std::int64_t>> expected(n);
+      std::vector<wide<std::int64_t>> out(n);
+      std::inclusive_scan(v.begin(), v.end(), expected.begin());
+      fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, p);
+      EXPECT_TRUE(out == expected) << "n=" << n;
+      wide<std::int64_t> init;
+      init.x.fill(5);
+      std::exclusive_scan(v.begin(), v.end(), expected.begin(), init);
+      std::vector<wide<std::int64_t>> in_place = v;
+      fj::exclusive_scan(pool, in_place.begin(), in_place.end(), in_place.begin(), init, std::plus<>{}, p);
+      EXPECT_TRUE(in_place == expected) << "n=" << n;
+    }
+  });
+}
+
+TEST(AlgorithmScan, LargeFixedGrainScansThatScanFirstHaveTheSameBitsAtEveryWorkerCount) {
+  std::size_t const n = scan_first_length();
+  std::vector<wide<double>> v(n);
+  std::uniform_real_distribution<double> d(-1e6, 1e6);
+  for (auto& w : v) {
+    for (auto& x : w.x) x = d(rng()) * (random_index(2) == 0 ? 1e-9 : 1.0);
+  }
+  std::size_t const chunk = 1000;
+  auto const expected = chunked_scan_first(v, chunk);
+  auto const bits = [](const std::vector<wide<double>>& a, const std::vector<wide<double>>& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(wide<double>)) == 0;
+  };
+  on_pools_1_to_16([&](auto& pool) {
+    for (int run = 0; run < 2; ++run) {
+      std::vector<wide<double>> out(n);
+      fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), std::plus<>{}, fj::fixed_grain(chunk));
+      EXPECT_TRUE(bits(out, expected)) << "run=" << run;
+    }
+  });
+}
+
+// The element `at` throws after a pause, so that the threads that took later chunks are waiting for its
+// carry: they must stop, in the first pass (before the carry goes on) and in the second (after). Everything
+// before it is 0, so it is also the prefix at its place within its chunk (what the second pass of a step
+// scanned first sees), whichever chunk it falls in; only the second pass has the init, and so a total of at
+// least `big`, in its left operand. `lane` reads the value an element stands for.
+template <class V, class Lane>
+void expect_throws_behind_a_slow_element(std::vector<V> v, std::size_t at, Lane lane) {
   constexpr std::int64_t poison = 999'999;
   constexpr std::int64_t big = std::int64_t{1} << 40;
-  for (bool in_scan : {false, true}) {
-    auto const slow_throw = [in_scan](std::int64_t a, std::int64_t b) {
-      // Only the scan's running total holds the large init; a chunk's fold starts from its first element.
-      if (b == poison && (!in_scan || a >= big / 2)) {
+  std::fill(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(at), V{});
+  lane(v[at]) = poison;
+  V init{};
+  lane(init) = big;
+  for (bool in_second_pass : {false, true}) {
+    auto const slow_throw = [in_second_pass, lane](V a, V b) {
+      if (lane(b) == poison && (!in_second_pass || lane(a) >= big / 2)) {
         auto const until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
         while (std::chrono::steady_clock::now() < until) {
         }
@@ -210,15 +316,22 @@ TEST(AlgorithmScan, ChainedScanStopsTheChunksWaitingBehindAThrow) {
       return a + b;
     };
     on_pools_1_to_16([&](auto& pool) {
-      auto v = random_values(fj::test::scaled(100'000, 20'000));
-      v[1500] = poison;
-      std::vector<std::int64_t> out(v.size());
+      std::vector<V> out(v.size());
       for (fj::partition p : {fj::fixed_grain(1000), fj::grain(1000)}) {
-        EXPECT_THROW(fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), slow_throw, big, p),
+        EXPECT_THROW(fj::inclusive_scan(pool, v.begin(), v.end(), out.begin(), slow_throw, init, p),
                      element_error);
       }
     });
   }
+}
+
+// Both kinds of step: folded first and scanned after (an input that fits a cache), scanned first and the
+// carry added after (32 MiB or more).
+TEST(AlgorithmScan, ChainedScanStopsTheChunksWaitingBehindAThrow) {
+  expect_throws_behind_a_slow_element(random_values(fj::test::scaled(100'000, 20'000)), 1500,
+                                      [](auto& x) -> auto& { return x; });
+  expect_throws_behind_a_slow_element(random_wide(scan_first_length()), 1500,
+                                      [](auto& w) -> auto& { return w.x[0]; });
 }
 
 }  // namespace

@@ -2,22 +2,27 @@
 // inclusive_scan and exclusive_scan. What runs on the caller (all of an input below the serial cutoff or
 // within the grain, the timed prefix, and a remainder of at most scan_min_chunk elements) is scanned in one
 // pass, as std::inclusive_scan does. The rest goes parallel as a chain of steps taken in index order
-// (docs/protocols/scan.md): each step is folded from memory, then, once the total before it is known and
-// the total after it published, scanned again from the core's cache. So every element is read from memory
-// once, at any worker count.
+// (docs/protocols/scan.md): each step is scanned from memory on its own, as if nothing came before it, and
+// once the total before it is known and the total after it published, that total is put in front of each of
+// its outputs, in the core's cache. So every element is read from memory once, at any worker count. (A call
+// small enough for the last-level cache, or whose output cannot be read back as the accumulator type, folds
+// each step first and scans it after instead.)
 //
 // The carry into the chunk after chunk c is carry op fold(c), with the chunk folded on its own by one
-// accumulator: the carries, and so the results, depend only on the chunks, which depend only on the range's
-// length and the partition, never on the worker count or on timing (for fj::fixed_grain; the automatic
-// partition's timed prefix moves the chunks).
+// accumulator, and each output of chunk c is carry op (its prefix within the chunk) when its step scans
+// first, or the chunk scanned from the carry when it folds first: the results depend only on the chunks and
+// on that choice, which depend only on the range's length, the types and the partition, never on the worker
+// count or on timing (for fj::fixed_grain; the automatic partition's timed prefix moves the chunks).
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -89,8 +94,59 @@ T fold_block(It first, std::size_t lo, std::size_t hi, Op& op) {
   return fold_one(++it, hi - lo - 1, std::move(acc), op, same);
 }
 
-// The most elements of a step of the chain by default: a step is folded from memory and then scanned again,
-// so both its input and its output should still be in the core's own cache (L2) at the second read.
+// Scans [lo, hi) (not empty) on its own, as if nothing came before it: for an inclusive scan every output
+// of it, for an exclusive one every output but lo's, which is the carry alone (add_carry writes it). Returns
+// the fold of [lo, hi), the same value as fold_block's. Each input element is read before its output is
+// written, so the output may be the input.
+template <class It, class Out, class T, class Op>
+T local_scan(It first, Out d_first, std::size_t lo, std::size_t hi, Op& op, bool inclusive) {
+  It it = at(first, lo);
+  Out out = at(d_first, lo);
+  T acc(*it);
+  ++it;
+  if (inclusive) {
+    *out = acc;
+    return inclusive_run(it, ++out, hi - lo - 1, std::move(acc), op);
+  }
+  return exclusive_run(it, ++out, hi - lo - 1, std::move(acc), op);
+}
+
+// After local_scan of [lo, hi): each output becomes `c` op output, and for an exclusive scan the first output
+// `c` itself. `c` by value: a copy the stores below cannot alias, so the loop keeps it in registers and
+// vectorises.
+template <class Out, class T, class Op>
+void add_carry(Out d_first, std::size_t lo, std::size_t hi,
+               T c,  // NOLINT(performance-unnecessary-value-param)
+               Op& op, bool inclusive) {
+  Out out = at(d_first, lo);
+  std::size_t count = hi - lo;
+  if (!inclusive) {
+    *out = c;
+    ++out;
+    --count;
+  }
+  for (std::size_t i = 0; i < count; ++i, ++out) *out = std::invoke(op, c, std::move(*out));
+}
+
+// Whether the chain may scan each step first and add its carry after (local_scan, add_carry): the output
+// must hold the accumulator type itself, since add_carry reads back what local_scan wrote. Otherwise a step
+// is folded first and scanned after its carry came, which reads its input twice (the second time from cache).
+template <class Out, class T>
+inline constexpr bool scans_then_adds =
+    std::same_as<std::iter_value_t<Out>, T> && std::same_as<std::iter_reference_t<Out>, T&>;
+
+// A call whose input and output together take at least this many bytes scans first and adds after (where it
+// may): such a call streams from memory, and a step's first pass then moves its input in and its output out
+// at once. Below it they are likely still in the last-level cache from whatever wrote them, and there a fold
+// from that cache followed by a scan from the core's own is quicker than a scan from that cache followed by a
+// second pass over the outputs. A constant, about a large last-level cache, rather than this machine's cache
+// size: which of the two groupings a scan uses (section 1 of docs/protocols/scan.md) then depends only on the
+// call's length and types, on every machine.
+inline constexpr std::size_t scan_first_bytes = std::size_t{32} << 20;
+
+// The most elements of a step of the chain by default: a step is scanned from memory and then its output
+// read again (or folded from memory and then its input read again), so both its input and its output should
+// still be in the core's own cache (L2) at the second read.
 inline constexpr std::size_t chain_step = 32768;
 // The least step length by default, and the least remainder after the timed prefix that goes parallel.
 inline constexpr std::size_t scan_min_chunk = 4096;
@@ -112,14 +168,20 @@ struct chain_link {
 // A scan's parallel part as a chain (docs/protocols/scan.md). [lo, n) is cut into chunks (the grouping of
 // the carries, as fj::fixed_grain asks), and consecutive chunks into steps of about chain_step elements
 // (one chunk per step, except for a fixed grain much smaller than that). The steps are taken strictly in
-// index order, one fetch_add each, by every thread that joins. For step s a thread folds its chunks (the
-// read from memory), waits for the carry into s, publishes the carry into s + 1 (carry op fold, chunk by
-// chunk) and then scans the chunks from their carries (the second read, from the core's cache). A thread
+// index order, one fetch_add each, by every thread that joins. For step s a thread scans each of its chunks
+// on its own (the read from memory; local_scan, which also gives the chunk's fold), waits for the carry into
+// s, publishes the carry into s + 1 (carry op fold, chunk by chunk) and then puts each chunk's carry in front
+// of its outputs (add_carry, in the core's cache). A call that likely fits in the last-level cache
+// (scan_first_bytes), or whose output cannot hold the accumulator (scans_then_adds), folds each chunk first
+// instead and scans it from its carry after. A thread
 // never forks, suspends or takes other work between taking a step and publishing its carry, so the carry
 // into step s is always on its way: whoever took s - 1 waits at most for s - 2, down to step 0, whose carry
 // is set before the first take.
 template <class It, class Out, class T, class Op>
 struct chain_ctx {
+  using acc_type = T;
+  using out_iterator = Out;
+
   chain_ctx(It f, Out d, Op* o, bool incl) : first(f), d_first(d), op(o), inclusive(incl) {}
 
   It first;
@@ -208,42 +270,62 @@ struct chain_ctx {
     out.ready.store(true, std::memory_order_release);  // model: scan.publish
   }
 
-  // Step s: folds its chunks, waits for its carry, publishes the next step's and scans its chunks. Sets the
-  // stop flag if anything throws.
+  // Whether this call's steps scan first and add their carries after (plan_chunks sets it).
+  bool scans_first = false;
+
+  // The first pass over chunk c, from memory: its local scan (scans_first) or its fold. The last chunk of the
+  // last step is not folded: only its scan is needed, in one pass after the carry.
+  std::optional<T> first_pass(std::size_t c, bool last_chunk) {
+    if constexpr (scans_then_adds<Out, T>) {
+      if (scans_first) {
+        return std::optional<T>(
+            local_scan<It, Out, T>(first, d_first, begin_of(c), end_of(c), *op, inclusive));
+      }
+    }
+    if (last_chunk) return std::nullopt;
+    return std::optional<T>(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
+  }
+
+  // The second pass over chunk c, from cache, once its carry is known.
+  void second_pass(std::size_t c, std::optional<T>& carry) {
+    if constexpr (scans_then_adds<Out, T>) {
+      if (scans_first) {
+        // An empty carry (the range's first chunk, inclusive, no init): the local scan is the scan.
+        if (carry) add_carry(d_first, begin_of(c), end_of(c), *carry, *op, inclusive);
+        return;
+      }
+    }
+    // scan_block leaves the running total in the carry, which nothing reads.
+    scan_block(first, d_first, begin_of(c), end_of(c), carry, *op, inclusive);
+  }
+
+  // Step s: the first pass over its chunks, the wait for its carry, the carry into the next step published,
+  // the second pass. Sets the stop flag if anything throws.
   void run(std::size_t s) {
     stopping_on_throw(stop, [&] {
       bool const last = s + 1 == steps;
       if (per_step == 1) {
-        std::size_t const from = begin_of(s);
-        std::size_t const to = end_of(s);
-        std::optional<T> fold;
-        // The last chunk's fold is not needed: it is only scanned, in one pass.
-        if (!last) fold.emplace(fold_block<It, T>(first, from, to, *op));
+        std::optional<T> fold = first_pass(s, last);
         if (!wait_for(s)) return;
         // Only this thread reads links[s], and only once: the carry may be moved from.
         std::optional<T> carry = std::move(links[s].carry);
         if (!last) publish(s, after(carry, std::move(fold)));
-        scan_block(first, d_first, from, to, carry, *op, inclusive);
+        second_pass(s, carry);
         return;
       }
       std::size_t const c_lo = s * per_step;
       std::size_t const c_hi = std::min(chunks, c_lo + per_step);
-      std::size_t const folded = last ? c_hi - 1 : c_hi;  // the last chunk's fold is not needed
-      for (std::size_t c = c_lo; c < folded; ++c) {
-        folds[c].emplace(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
-      }
+      for (std::size_t c = c_lo; c < c_hi; ++c) folds[c] = first_pass(c, last && c + 1 == c_hi);
       if (!wait_for(s)) return;
       std::optional<T> carry = std::move(links[s].carry);
-      // folds[c] becomes the carry into chunk c + 1, in chunk order.
-      for (std::size_t c = c_lo; c < folded; ++c) {
+      // folds[c] becomes the carry into chunk c + 1, in chunk order (not for the last chunk of all).
+      std::size_t const carried = last ? c_hi - 1 : c_hi;
+      for (std::size_t c = c_lo; c < carried; ++c) {
         folds[c] = after(c == c_lo ? carry : folds[c - 1], std::move(folds[c]));
       }
       if (!last) publish(s, folds[c_hi - 1]);
-      // Each chunk from its own carry (scan_block leaves the running total in it, which nothing reads).
-      scan_block(first, d_first, begin_of(c_lo), end_of(c_lo), carry, *op, inclusive);
-      for (std::size_t c = c_lo + 1; c < c_hi; ++c) {
-        scan_block(first, d_first, begin_of(c), end_of(c), folds[c - 1], *op, inclusive);
-      }
+      second_pass(c_lo, carry);
+      for (std::size_t c = c_lo + 1; c < c_hi; ++c) second_pass(c, folds[c - 1]);
     });
   }
 
@@ -346,6 +428,8 @@ void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
   ctx.chunks = (rest + ctx.chunk - 1) / ctx.chunk;
   ctx.per_step = fixed ? std::max<std::size_t>(1, step / p.size()) : 1;
   ctx.steps = (ctx.chunks + ctx.per_step - 1) / ctx.per_step;
+  using T = typename Ctx::acc_type;
+  ctx.scans_first = scans_then_adds<typename Ctx::out_iterator, T> && n >= scan_first_bytes / (2 * sizeof(T));
 }
 
 }  // namespace fj::detail::algo
