@@ -144,11 +144,13 @@ inline constexpr bool scans_then_adds =
 // call's length and types, on every machine.
 inline constexpr std::size_t scan_first_bytes = std::size_t{32} << 20;
 
-// The most elements of a step of the chain by default: a step is scanned from memory and then its output
-// read again (or folded from memory and then its input read again), so both its input and its output should
-// still be in the core's own cache (L2) at the second read.
-inline constexpr std::size_t chain_step = 32768;
-// The least step length by default, and the least remainder after the timed prefix that goes parallel.
+// The most bytes of input and output of a step of the chain by default (32,768 elements of 8 bytes in and 8
+// out): a step is scanned from memory and then its output read again (or folded from memory and then its
+// input read again), so both its input and its output should still be in the core's own cache (L2) at the
+// second read, whatever the elements' size.
+inline constexpr std::size_t chain_step_bytes = std::size_t{512} << 10;
+// The least step length by default (unless chain_step_bytes allows fewer elements), and the least remainder
+// after the timed prefix that goes parallel.
 inline constexpr std::size_t scan_min_chunk = 4096;
 // The parallel part is cut into at least this many steps while they stay at least scan_min_chunk long, so
 // that a medium input still has steps for every thread to take in turn.
@@ -166,7 +168,7 @@ struct chain_link {
 };
 
 // A scan's parallel part as a chain (docs/protocols/scan.md). [lo, n) is cut into chunks (the grouping of
-// the carries, as fj::fixed_grain asks), and consecutive chunks into steps of about chain_step elements
+// the carries, as fj::fixed_grain asks), and consecutive chunks into steps of at most chain_step_bytes
 // (one chunk per step, except for a fixed grain much smaller than that). The steps are taken strictly in
 // index order, one fetch_add each, by every thread that joins. For step s a thread scans each of its chunks
 // on its own (the read from memory; local_scan, which also gives the chunk's fold), waits for the carry into
@@ -180,6 +182,7 @@ struct chain_link {
 template <class It, class Out, class T, class Op>
 struct chain_ctx {
   using acc_type = T;
+  using in_iterator = It;
   using out_iterator = Out;
 
   chain_ctx(It f, Out d, Op* o, bool incl) : first(f), d_first(d), op(o), inclusive(incl) {}
@@ -411,16 +414,22 @@ std::size_t scan_start(It first, Out d_first, std::size_t n, std::optional<T>& c
   return n;
 }
 
-// Cuts [done, n) into the chain's chunks and steps. A step is about chain_least_steps-th of the rest,
-// at most chain_step elements and at least scan_min_chunk (or the grain, for fj::grain). Its chunks are the
-// step itself, except with fj::fixed_grain: then the chunks have the grain's size (the carries depend on
-// nothing else), as many to a step as fit in that length.
+// Cuts [done, n) into the chain's chunks and steps, and chooses how a step runs. A step is about
+// chain_least_steps-th of the rest, at most chain_step_bytes of input and output and at least scan_min_chunk
+// elements if that allows (or the grain, for fj::grain). Its chunks are the step itself, except with
+// fj::fixed_grain: then the chunks have the grain's size (the carries depend on nothing else), as many to a
+// step as fit in that length.
 template <class Ctx>
 void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
+  using T = typename Ctx::acc_type;
+  using Out = typename Ctx::out_iterator;
+  std::size_t const bytes =
+      sizeof(std::iter_value_t<typename Ctx::in_iterator>) + sizeof(std::iter_value_t<Out>);
+  std::size_t const most = std::max<std::size_t>(1, chain_step_bytes / bytes);
   std::size_t const rest = n - done;
-  std::size_t const least = p.how() == partition::kind::grain ? p.size() : scan_min_chunk;
+  std::size_t const least = p.how() == partition::kind::grain ? p.size() : std::min(scan_min_chunk, most);
   std::size_t const step =
-      std::max(least, std::min(chain_step, (rest + chain_least_steps - 1) / chain_least_steps));
+      std::max(least, std::min(most, (rest + chain_least_steps - 1) / chain_least_steps));
   bool const fixed = p.how() == partition::kind::fixed;
   ctx.lo = done;
   ctx.n = n;
@@ -428,8 +437,7 @@ void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
   ctx.chunks = (rest + ctx.chunk - 1) / ctx.chunk;
   ctx.per_step = fixed ? std::max<std::size_t>(1, step / p.size()) : 1;
   ctx.steps = (ctx.chunks + ctx.per_step - 1) / ctx.per_step;
-  using T = typename Ctx::acc_type;
-  ctx.scans_first = scans_then_adds<typename Ctx::out_iterator, T> && n >= scan_first_bytes / (2 * sizeof(T));
+  ctx.scans_first = scans_then_adds<Out, T> && n >= scan_first_bytes / bytes;
 }
 
 }  // namespace fj::detail::algo
