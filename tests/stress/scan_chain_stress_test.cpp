@@ -82,6 +82,20 @@ void one_round(Pool& pool, std::mt19937_64& rng) {
   ASSERT_EQ(task_in_place, exclusive) << "in a task, n=" << n;
 }
 
+// fn(pool, name) on lazy pools of 1, 2, 3, 4, 8 and 16 workers and on busy pools of up to 4 (more busy
+// workers than cores would only spin against each other).
+template <class Fn>
+void on_lazy_and_busy_pools(const std::string& label, Fn fn) {
+  for (std::size_t workers : {1U, 2U, 3U, 4U, 8U, 16U}) {
+    fj::lazy_pool lazy(workers);
+    fn(lazy, label + "lazy" + std::to_string(workers));
+    if (workers <= 4) {
+      fj::busy_pool busy(workers);
+      fn(busy, label + "busy" + std::to_string(workers));
+    }
+  }
+}
+
 template <class Pool>
 void rounds(Pool& pool, int count, fj::test::watchdog& dog, const std::string& name) {
   std::mt19937_64 rng(fj::test::seed() ^ std::hash<std::string>{}(name));
@@ -92,14 +106,7 @@ void rounds(Pool& pool, int count, fj::test::watchdog& dog, const std::string& n
 TEST(ScanChainStress, MatchesStdAtEveryWorkerCount) {
   fj::test::watchdog dog;
   int const count = static_cast<int>(fj::test::scaled(40, 6));
-  for (std::size_t workers : {1U, 2U, 3U, 4U, 8U, 16U}) {
-    fj::lazy_pool lazy(workers);
-    rounds(lazy, count, dog, "lazy" + std::to_string(workers));
-    if (workers <= 4) {
-      fj::busy_pool busy(workers);
-      rounds(busy, count, dog, "busy" + std::to_string(workers));
-    }
-  }
+  on_lazy_and_busy_pools("", [&](auto& pool, const std::string& name) { rounds(pool, count, dog, name); });
 }
 
 TEST(ScanChainStress, TwoCallersShareOnePool) {
@@ -168,14 +175,8 @@ void throwing_rounds(Pool& pool, int count, fj::test::watchdog& dog, const std::
 TEST(ScanChainStress, AThrowStopsTheChunksWaitingBehindIt) {
   fj::test::watchdog dog;
   int const count = static_cast<int>(fj::test::scaled(6, 2));
-  for (std::size_t workers : {1U, 2U, 3U, 4U, 8U, 16U}) {
-    fj::lazy_pool lazy(workers);
-    throwing_rounds(lazy, count, dog, "throwing, lazy" + std::to_string(workers));
-    if (workers <= 4) {
-      fj::busy_pool busy(workers);
-      throwing_rounds(busy, count, dog, "throwing, busy" + std::to_string(workers));
-    }
-  }
+  on_lazy_and_busy_pools(
+      "throwing, ", [&](auto& pool, const std::string& name) { throwing_rounds(pool, count, dog, name); });
 }
 
 }  // namespace
