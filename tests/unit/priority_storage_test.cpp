@@ -1,7 +1,8 @@
 // Single-threaded behaviour of the priority storages (ext/strict_priority_storage.hpp,
 // ext/relaxed_priority_storage.hpp): order on one worker, every value taken exactly once, the k bound, block
-// reclamation, and the errors for bad input. One thread plays every worker, so the outcomes are exact.
-// Concurrent behaviour is in tests/stress/priority_storage_stress_test.cpp.
+// reclamation, the errors for bad input, and a push whose allocation fails. One thread plays every worker, so
+// the outcomes are exact. Concurrent behaviour is in tests/stress/priority_storage_stress_test.cpp. This
+// binary replaces the global operator new so that the n-th allocation from some point on can be made to fail.
 
 #include <gtest/gtest.h>
 
@@ -9,7 +10,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <new>
 #include <optional>
 #include <random>
 #include <string>
@@ -19,6 +22,32 @@
 #include "forkjoin/ext/relaxed_priority_storage.hpp"
 #include "forkjoin/ext/strict_priority_storage.hpp"
 #include "support/test_config.hpp"
+
+namespace {
+// Allocations left before one fails; negative: none fails. Only the test's thread allocates while it is set.
+thread_local long allocations_before_failure = -1;
+}  // namespace
+
+#if FJ_TEST_CAN_REPLACE_GLOBAL_NEW
+// g++ cannot see that these replacements pair malloc with free consistently and warns about the pairing.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+void* operator new(std::size_t n) {
+  if (allocations_before_failure == 0) {
+    allocations_before_failure = -1;
+    throw std::bad_alloc();
+  }
+  if (allocations_before_failure > 0) {
+    --allocations_before_failure;
+  }
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#endif
 
 namespace {
 
@@ -366,6 +395,70 @@ TEST(RelaxedPriorityStorage, AmongEqualPrioritiesAWorkerTakesItsOwnFirst) {
   }
   EXPECT_EQ(s.pop(0), std::nullopt);
   EXPECT_EQ(s.pop(1), std::nullopt);
+}
+
+// A push that fails to allocate (a segment, a chunk of items, a block of the shared array) throws
+// std::bad_alloc and stores nothing, even after it made a bucket for a new priority or room in a full one:
+// the storage then holds an empty bucket, or an empty last segment, that a later pop passes over. Every
+// allocation of such a push fails in turn, from states where it needs each of them; what remains comes out in
+// order, and later pushes at the same priorities still work.
+TEST(RelaxedPriorityStorage, APushThatFailsToAllocateStoresNothingAndLeavesTheOrder) {
+  if (!fj::test::can_replace_global_new) {
+    GTEST_SKIP() << "this sanitizer runtime owns the global operator new";
+  }
+  // Blocks of 64 slots and chunks of 64 items: the 64th push needs a new block and a new chunk. 60 entries
+  // fill a segment of a bucket, so with `before` pushes at one priority, the failing push at that priority
+  // needs a new segment when `before` is a multiple of 60.
+  for (const std::uint32_t before : {0u, 1u, 59u, 60u, 63u, 64u, 120u, 127u}) {
+    for (const double failing_priority : {1.0, 2.0, 0.5}) {
+      bool threw = true;
+      for (long n = 0; threw; ++n) {
+        relaxed4 s(1);
+        std::vector<std::pair<double, std::uint32_t>> expected;
+        for (std::uint32_t i = 0; i < before; ++i) {
+          s.push(0, i, 1.0);
+          expected.emplace_back(1.0, i);
+        }
+        allocations_before_failure = n;
+        threw = false;
+        try {
+          s.push(0, 1000, failing_priority);
+        } catch (const std::bad_alloc&) {
+          threw = true;
+        }
+        allocations_before_failure = -1;
+        if (!threw) {
+          expected.emplace_back(failing_priority, 1000);
+        }
+        // A more urgent priority, then everything out: the pops pass over what the failed push left.
+        s.push(0, 2000, 0.25);
+        expected.emplace_back(0.25, 2000);
+        std::sort(expected.begin(), expected.end());  // priority, then push order (the value)
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+          const std::optional<std::uint32_t> v = s.pop(0);
+          ASSERT_TRUE(v.has_value()) << "before " << before << ", priority " << failing_priority
+                                     << ", failing allocation " << n << ", pop " << i;
+          ASSERT_EQ(*v, expected[i].second) << "before " << before << ", priority " << failing_priority
+                                            << ", failing allocation " << n << ", pop " << i;
+        }
+        EXPECT_FALSE(s.pop(0).has_value());
+        EXPECT_EQ(s.own_priorities(0), 0u);
+        // The same priorities work on.
+        s.push(0, 3000, 1.0);
+        s.push(0, 3001, failing_priority);
+        s.push(0, 3002, 1.0);
+        const std::vector<std::uint32_t> again =
+            failing_priority < 1.0   ? std::vector<std::uint32_t>{3001, 3000, 3002}
+            : failing_priority > 1.0 ? std::vector<std::uint32_t>{3000, 3002, 3001}
+                                     : std::vector<std::uint32_t>{3000, 3001, 3002};
+        for (const std::uint32_t value : again) {
+          EXPECT_EQ(s.pop(0), std::optional<std::uint32_t>(value));
+        }
+        EXPECT_FALSE(s.pop(0).has_value());
+        ASSERT_LT(n, 16) << "a push makes a few allocations at most";
+      }
+    }
+  }
 }
 
 }  // namespace

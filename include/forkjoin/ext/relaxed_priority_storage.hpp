@@ -174,25 +174,16 @@ class relaxed_priority_storage {
         bucket& b = me.buckets[me.order.front().index];
         segment* first = b.first;
         if (first->begin == first->end) {
-          // Only a push that threw after making room leaves an empty segment, and only as the last one.
-          if (first == b.last) {
-            drop_top_bucket(me);
-          } else {
-            b.first = first->next;
-            give_segment(me, first);
-          }
+          // Only a push that threw after it made a bucket or room in one leaves an empty segment, and only as
+          // the bucket's last one.
+          pass_front_segment(me, b);
           continue;
         }
         const own_entry own = first->entries[first->begin];
         ++first->begin;
         e = entry{b.priority, own.position, own.it};
         if (first->begin == first->end) {
-          if (first == b.last) {
-            drop_top_bucket(me);
-          } else {
-            b.first = first->next;
-            give_segment(me, first);
-          }
+          pass_front_segment(me, b);
         } else if (first->end - first->begin > k_lookahead) {
           // The bucket's next entries are taken (or dropped) next, and their items were pushed long ago:
           // start loading them now, as for the runs.
@@ -492,6 +483,18 @@ class relaxed_priority_storage {
   static void give_segment(worker_state& me, segment* s) noexcept {
     s->next = me.free_segments;
     me.free_segments = s;
+  }
+
+  // The front segment of `b`, the top bucket of `me`, has no entries left: the bucket goes if that was its
+  // last segment (it is empty), else its next segment becomes the front and this one is reused.
+  static void pass_front_segment(worker_state& me, bucket& b) noexcept {
+    segment* first = b.first;
+    if (first == b.last) {
+      drop_top_bucket(me);
+    } else {
+      b.first = first->next;
+      give_segment(me, first);
+    }
   }
 
   // Removes the top bucket of `me` (empty, or emptied by the pop) from the heap and the table; it is reused.
