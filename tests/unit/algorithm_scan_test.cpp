@@ -132,39 +132,25 @@ TEST(AlgorithmScan, ChainedScanKeepsTheOrderOfStringConcatenation) {
   });
 }
 
-// The scan with chunks of `chunk` elements as the chain computes it when it folds first (an input that fits
-// in a last-level cache): each chunk scanned from its carry, the carry into the next being carry + (the
-// chunk's own sum).
-std::vector<double> chunked_inclusive_scan(const std::vector<double>& v, std::size_t chunk) {
-  std::vector<double> out(v.size());
-  std::optional<double> carry;
-  for (std::size_t lo = 0; lo < v.size(); lo += chunk) {
-    std::size_t const hi = std::min(v.size(), lo + chunk);
-    double fold = v[lo];
-    for (std::size_t i = lo + 1; i < hi; ++i) fold += v[i];
-    double acc = carry ? *carry + v[lo] : v[lo];
-    out[lo] = acc;
-    for (std::size_t i = lo + 1; i < hi; ++i) out[i] = acc = acc + v[i];
-    carry = carry ? *carry + fold : fold;
-  }
-  return out;
-}
-
-// The same when the chain scans first (input and output of 32 MiB or more): each chunk scanned on its own and
-// its carry put in front of each output.
+// The scan with chunks of `chunk` elements as the chain computes it: the carry into the next chunk is carry +
+// (the chunk's own sum, left to right). Folding first (an input that fits in a last-level cache) each chunk
+// is scanned from its carry; scanning first (input and output of 32 MiB or more) each chunk is scanned on its
+// own and its carry put in front of each output.
 template <class V>
-std::vector<V> chunked_scan_first(const std::vector<V>& v, std::size_t chunk) {
+std::vector<V> chunked_inclusive_scan(const std::vector<V>& v, std::size_t chunk, bool scan_first) {
   std::vector<V> out(v.size());
   std::optional<V> carry;
   for (std::size_t lo = 0; lo < v.size(); lo += chunk) {
     std::size_t const hi = std::min(v.size(), lo + chunk);
-    V acc = v[lo];
-    out[lo] = carry ? *carry + acc : acc;
+    V own = v[lo];                            // the chunk's prefix on its own
+    V from = carry ? *carry + v[lo] : v[lo];  // the chunk scanned from its carry
+    out[lo] = scan_first ? (carry ? *carry + own : own) : from;
     for (std::size_t i = lo + 1; i < hi; ++i) {
-      acc = acc + v[i];
-      out[i] = carry ? *carry + acc : acc;
+      own = own + v[i];
+      from = from + v[i];
+      out[i] = scan_first ? (carry ? *carry + own : own) : from;
     }
-    carry = carry ? *carry + acc : acc;
+    carry = carry ? *carry + own : own;
   }
   return out;
 }
@@ -179,7 +165,7 @@ TEST(AlgorithmScan, FixedGrainDoubleScanHasTheSameBitsAtEveryWorkerCountAndRun) 
   std::uniform_real_distribution<double> d(-1e6, 1e6);
   for (auto& x : v) x = d(rng()) * (random_index(2) == 0 ? 1e-9 : 1.0);  // mixed magnitudes: rounding shows
   for (std::size_t chunk : {std::size_t{1000}, std::size_t{4096}}) {
-    auto const expected = chunked_inclusive_scan(v, chunk);
+    auto const expected = chunked_inclusive_scan(v, chunk, false);
     on_pools_1_to_16([&](auto& pool) {
       for (int run = 0; run < 4; ++run) {
         std::vector<double> out(n);
@@ -282,7 +268,7 @@ TEST(AlgorithmScan, LargeFixedGrainScansThatScanFirstHaveTheSameBitsAtEveryWorke
     for (auto& x : w.x) x = d(rng()) * (random_index(2) == 0 ? 1e-9 : 1.0);
   }
   std::size_t const chunk = 1000;
-  auto const expected = chunked_scan_first(v, chunk);
+  auto const expected = chunked_inclusive_scan(v, chunk, true);
   auto const bits = [](const std::vector<wide<double>>& a, const std::vector<wide<double>>& b) {
     return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(wide<double>)) == 0;
   };
