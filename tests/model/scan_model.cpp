@@ -1,6 +1,6 @@
 // Relacy model of the scans' chain (include/forkjoin/detail/algorithm/scan.hpp, chain_ctx;
-// docs/protocols/scan.md): steps taken in index order with a fetch_add, each waiting for the carry into it
-// and publishing the carry into the next one through a flag per step.
+// docs/protocols/scan.md): steps taken in index order with a fetch_add, each looking for or waiting for the
+// carry into it and publishing the carry into the next one through a flag per step.
 //
 // A step's two passes over the elements are the element data, outside the protocol: step s holds the value
 // s + 1, and its second pass records the carry it ran from. The carries are plain data (rl::var), so a carry
@@ -75,7 +75,10 @@ struct chain_suite : rl::test_suite<chain_suite<Threads, Steps>, Threads> {
     ready[s + 1].store(true, st(rl::mo_release, "scan.publish"), RL_INFO);  // model: scan.publish
   }
 
-  // chain_ctx::run, with stopping_on_throw's store of the stop flag where the first pass throws.
+  // chain_ctx::catch_up, with stopping_on_throw's store of the stop flag where the first pass throws. The
+  // first pass looks at the link once (chain_ctx::arrived): a carry found there is read at once, the rest of
+  // the step scanned from it; otherwise the pass ends and the thread waits. Either way the carry is read
+  // after an acquire load that saw the flag.
   void run(int s) {
     runs[s] += 1;
     if (s == config.throwing_step) {
@@ -83,7 +86,8 @@ struct chain_suite : rl::test_suite<chain_suite<Threads, Steps>, Threads> {
       return;
     }
     const int fold = s + 1;
-    if (!wait_for(s)) return;
+    const bool came = ready[s].load(ld(rl::mo_acquire, "scan.peek"), RL_INFO);  // model: scan.peek
+    if (!came && !wait_for(s)) return;
     const int c = carry[s](RL_INFO);
     if (s + 1 < Steps) publish(s, c + fold);
     ran_from[s] = c;

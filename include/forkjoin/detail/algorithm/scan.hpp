@@ -6,13 +6,15 @@
 // once the total before it is known and the total after it published, that total is put in front of each of
 // its outputs, in the core's cache. So every element is read from memory once, at any worker count. (A call
 // small enough for the last-level cache, or whose output cannot be read back as the accumulator type, folds
-// each step first and scans it after instead.)
+// each step first and scans it after instead.) A step whose carry comes while its first pass is still
+// running scans the rest from that carry in one pass, and gives only the part before the second pass.
 //
 // The carry into the chunk after chunk c is carry op fold(c), with the chunk folded on its own by one
 // accumulator, and each output of chunk c is carry op (its prefix within the chunk) when its step scans
 // first, or the chunk scanned from the carry when it folds first: the results depend only on the chunks and
 // on that choice, which depend only on the range's length, the types and the partition, never on the worker
-// count or on timing (for fj::fixed_grain; the automatic partition's timed prefix moves the chunks).
+// count or on timing (for fj::fixed_grain, whose steps never catch up; with the automatic partition and
+// fj::grain the timed prefix and the catch-up move the grouping).
 
 #include <algorithm>
 #include <array>
@@ -155,6 +157,10 @@ inline constexpr std::size_t scan_min_chunk = 4096;
 // The parallel part is cut into at least this many steps while they stay at least scan_min_chunk long, so
 // that a medium input still has steps for every thread to take in turn.
 inline constexpr std::size_t chain_least_steps = 64;
+// How much of a step's input and output (in bytes) its first pass covers between two looks at whether the
+// step's carry has come (chain_ctx::catch_up): once it has, the rest of the step is scanned from it in one
+// pass, and only what the first pass covered needs the second.
+inline constexpr std::size_t chain_look_bytes = std::size_t{32} << 10;
 // A thread waiting for a carry polls this many times with a pause, then yields between polls: the thread
 // that owes the carry may have lost its core (more threads than cores), and then only a yield lets it run.
 inline constexpr unsigned chain_spin_polls = 2048;
@@ -175,8 +181,9 @@ struct chain_link {
 // s, publishes the carry into s + 1 (carry op fold, chunk by chunk) and then puts each chunk's carry in front
 // of its outputs (add_carry, in the core's cache). A call that likely fits in the last-level cache
 // (scan_first_bytes), or whose output cannot hold the accumulator (scans_then_adds), folds each chunk first
-// instead and scans it from its carry after. A thread
-// never forks, suspends or takes other work between taking a step and publishing its carry, so the carry
+// instead and scans it from its carry after. Except with fj::fixed_grain, a step's first pass looks for its
+// carry as it goes and, once it has come, scans the rest of the step from it (catch_up). A thread never
+// forks, suspends or takes other work between taking a step and publishing its carry, so the carry
 // into step s is always on its way: whoever took s - 1 waits at most for s - 2, down to step 0, whose carry
 // is set before the first take.
 template <class It, class Out, class T, class Op>
@@ -259,8 +266,9 @@ struct chain_ctx {
     return true;
   }
 
-  // carry op fold, or fold when nothing comes before.
+  // carry op fold, or fold when nothing comes before, or carry when the fold is of nothing.
   std::optional<T> after(const std::optional<T>& carry, std::optional<T> fold) {
+    if (!fold) return carry;
     if (!carry) return fold;
     return std::optional<T>(std::invoke(*op, *carry, std::move(*fold)));
   }
@@ -275,6 +283,76 @@ struct chain_ctx {
 
   // Whether this call's steps scan first and add their carries after (plan_chunks sets it).
   bool scans_first = false;
+  // Elements between two looks at a step's link during its first pass (catch_up), or 0: never look (a fixed
+  // grain, whose grouping must not depend on when a carry comes).
+  std::size_t look = 0;
+
+  // Whether the carry into step s has been published: wait_for without the wait.
+  [[nodiscard]] bool arrived(std::size_t s) const noexcept {
+    // acquire: as wait_for's load, it pairs with the release store in publish by the owner of step s - 1.
+    return links[s].ready.load(std::memory_order_acquire);  // model: scan.peek
+  }
+
+  // The first pass over [from, to), continuing `so_far`, the same pass over the elements before `from` in
+  // this step (empty: `from` begins the step): the local scan goes on from it, or the fold does.
+  void first_pass_part(std::size_t from, std::size_t to, std::optional<T>& so_far) {
+    if constexpr (scans_then_adds<Out, T>) {
+      if (scans_first) {
+        if (!so_far) {
+          so_far.emplace(local_scan<It, Out, T>(first, d_first, from, to, *op, inclusive));
+        } else if (inclusive) {
+          *so_far = inclusive_run(at(first, from), at(d_first, from), to - from, std::move(*so_far), *op);
+        } else {
+          *so_far = exclusive_run(at(first, from), at(d_first, from), to - from, std::move(*so_far), *op);
+        }
+        return;
+      }
+    }
+    if (!so_far) {
+      so_far.emplace(fold_block<It, T>(first, from, to, *op));
+    } else {
+      std::identity same;
+      *so_far = fold_one(at(first, from), to - from, std::move(*so_far), *op, same);
+    }
+  }
+
+  // The second pass over [from, to) of a step, from `carry`, the carry into the step.
+  void second_pass_part(std::size_t from, std::size_t to, std::optional<T>& carry) {
+    if constexpr (scans_then_adds<Out, T>) {
+      if (scans_first) {
+        if (carry) add_carry(d_first, from, to, *carry, *op, inclusive);
+        return;
+      }
+    }
+    scan_block(first, d_first, from, to, carry, *op, inclusive);
+  }
+
+  // Step s of one chunk, looking at its link every `look` elements of its first pass. If the carry comes
+  // before the pass ends, the rest of the step is scanned from it in one pass (so its elements need no
+  // second pass), the carry into s + 1 published, and then only [begin, where the first pass stopped) gets
+  // the second pass. Two threads that take steps in turn each find the other's carry part of the way
+  // through their own step, and so each does a second pass over that part only.
+  void catch_up(std::size_t s, bool last) {
+    std::size_t const step_lo = begin_of(s);
+    std::size_t const step_hi = end_of(s);
+    std::size_t pos = step_lo;
+    std::optional<T> so_far;  // the first pass's result over [step_lo, pos)
+    // Folding first, the last step is not folded: nothing needs its fold.
+    if (scans_first || !last) {
+      while (pos < step_hi && !arrived(s)) {
+        std::size_t const end = pos + std::min(look, step_hi - pos);
+        first_pass_part(pos, end, so_far);
+        pos = end;
+      }
+    }
+    if (!wait_for(s)) return;
+    // Only this thread reads links[s], and only once: the carry may be moved from.
+    std::optional<T> carry = std::move(links[s].carry);
+    std::optional<T> total = after(carry, std::move(so_far));
+    scan_block(first, d_first, pos, step_hi, total, *op, inclusive);
+    if (!last) publish(s, std::move(total));
+    if (pos > step_lo) second_pass_part(step_lo, pos, carry);
+  }
 
   // The first pass over chunk c, from memory: its local scan (scans_first) or its fold. The last chunk of the
   // last step is not folded: only its scan is needed, in one pass after the carry.
@@ -307,6 +385,10 @@ struct chain_ctx {
   void run(std::size_t s) {
     stopping_on_throw(stop, [&] {
       bool const last = s + 1 == steps;
+      if (look != 0) {
+        catch_up(s, last);
+        return;
+      }
       if (per_step == 1) {
         std::optional<T> fold = first_pass(s, last);
         if (!wait_for(s)) return;
@@ -438,6 +520,7 @@ void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
   ctx.per_step = fixed ? std::max<std::size_t>(1, step / p.size()) : 1;
   ctx.steps = (ctx.chunks + ctx.per_step - 1) / ctx.per_step;
   ctx.scans_first = scans_then_adds<Out, T> && n >= scan_first_bytes / bytes;
+  ctx.look = fixed ? 0 : std::max<std::size_t>(1, chain_look_bytes / bytes);
 }
 
 }  // namespace fj::detail::algo
