@@ -266,9 +266,8 @@ struct chain_ctx {
     return true;
   }
 
-  // carry op fold, or fold when nothing comes before, or carry when the fold is of nothing.
+  // carry op fold, or fold when nothing comes before.
   std::optional<T> after(const std::optional<T>& carry, std::optional<T> fold) {
-    if (!fold) return carry;
     if (!carry) return fold;
     return std::optional<T>(std::invoke(*op, *carry, std::move(*fold)));
   }
@@ -348,7 +347,8 @@ struct chain_ctx {
     if (!wait_for(s)) return;
     // Only this thread reads links[s], and only once: the carry may be moved from.
     std::optional<T> carry = std::move(links[s].carry);
-    std::optional<T> total = after(carry, std::move(so_far));
+    // Without a first pass (pos == step_lo) there is no second one either: the carry itself goes on.
+    std::optional<T> total = so_far ? after(carry, std::move(so_far)) : std::move(carry);
     scan_block(first, d_first, pos, step_hi, total, *op, inclusive);
     if (!last) publish(s, std::move(total));
     if (pos > step_lo) second_pass_part(step_lo, pos, carry);
