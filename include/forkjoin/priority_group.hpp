@@ -7,12 +7,14 @@
 //   g.wait();                                    // every task, and every task they spawned, has finished
 //
 // A task is a plain function call: g.spawn(priority, fn, args...) copies fn and args (as std::thread does:
-// pass std::ref(x) for a reference) and returns at once; some worker of the pool calls fn(args...) later. A
-// task may spawn more tasks into its group. The pool's workers take priority tasks when their own deques,
-// inbox and the pool's shared queue are empty, before they steal (src/scheduler.cpp); among the group's
-// tasks, each takes the most urgent one its storage lets it see (ext/priority_storage.hpp: the strict storage
-// sees all, the relaxed one may miss the K newest pushed by other workers, the no-priority one ignores
-// priorities).
+// pass std::ref(x) for a reference) and returns at once; some worker of the pool calls fn(args...) later.
+// When fn and every argument are trivially copyable and together fit priority_task::inline_bytes (a function
+// pointer, a pointer and a small node of a search), the call travels inside the storage's value, with no
+// allocation; any other call is allocated on the heap and freed after it ran. A task may spawn more tasks
+// into its group. The pool's workers take priority tasks when their own deques, inbox and the pool's shared
+// queue are empty, before they steal (src/scheduler.cpp); among the group's tasks, each takes the most urgent
+// one its storage lets it see (ext/priority_storage.hpp: the strict storage sees all, the relaxed one may
+// miss the K newest pushed by other workers, the no-priority one ignores priorities).
 //
 // spawn may be called from any thread: on a worker of the group's pool the storage's index is that worker's
 // index; any other thread (the one that made the group, a worker of another pool) uses the extra index P (the
@@ -32,9 +34,12 @@
 // never a coroutine's continuation. A coroutine running on the pool may spawn into a group; its wait() then
 // runs the group's tasks on that worker without suspending the coroutine (docs/api.md "Priority groups").
 
+#include <array>
 #include <atomic>
+#include <bit>
 #include <concepts>
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -57,17 +62,78 @@
 
 namespace fj {
 
-// A queued priority task, as the group's storage holds it (a pointer: the storages copy values bit for bit).
+// A queued priority task, as the group's storage holds it: a value the storages copy bit for bit. A call
+// whose function and arguments are all trivially copyable and fit `inline_bytes` (a search's step: a function
+// pointer, a pointer to the search's state and a small node) is stored here itself, so that the storage's
+// item carries it and taking it reads no other line; any other call lives on the heap and `call` holds a
+// pointer to it.
 struct priority_task {
-  void (*run)(priority_task* self);  // calls the function and frees the task, also when the call throws
+  static constexpr std::size_t inline_bytes = 48;
+  // Calls the function (and frees a heap call), also when the call throws. `self` is the caller's copy.
+  void (*run)(priority_task& self);
+  alignas(8) std::byte call[inline_bytes];
 };
 
 namespace detail {
 
+// A call's function and arguments, stored one after another: unlike std::tuple, an aggregate of trivially
+// copyable members is trivially copyable, which is what lets a call travel as the bytes of a priority_task.
+template <class... T>
+struct call_parts {};
+
+template <class T, class... R>
+struct call_parts<T, R...> {
+  template <class U, class... V>
+    requires(!std::same_as<std::remove_cvref_t<U>, call_parts>)
+  explicit call_parts(U&& u, V&&... v) : first(std::forward<U>(u)), rest(std::forward<V>(v)...) {}
+
+  T first;
+  [[no_unique_address]] call_parts<R...> rest;
+};
+
+// Calls the function in `parts` with the arguments after it, each moved out.
+template <class... Done>
+void call_with(call_parts<>& /*parts*/, Done&&... done) {
+  std::invoke(std::forward<Done>(done)...);
+}
+template <class T, class... R, class... Done>
+void call_with(call_parts<T, R...>& parts, Done&&... done) {
+  call_with(parts.rest, std::forward<Done>(done)..., std::move(parts.first));
+}
+
+// Whether spawn(priority, f, args...) stores the call in the task itself.
+template <class F, class... Args>
+inline constexpr bool stored_inline = [] {
+  using parts = call_parts<std::decay_t<F>, std::decay_t<Args>...>;
+  return std::is_trivially_copyable_v<parts> && sizeof(parts) <= priority_task::inline_bytes &&
+         alignof(parts) <= alignof(priority_task);
+}();
+
+template <class Parts>
+void run_inline(priority_task& self) {
+  // bit_cast, not a cast of the bytes' address: the bytes hold no object (the storages copied them as an
+  // array), and Parts need not be default-constructible to be read.
+  std::array<std::byte, sizeof(Parts)> bytes{};
+  std::memcpy(bytes.data(), self.call, sizeof(Parts));
+  auto parts = std::bit_cast<Parts>(bytes);
+  call_with(parts);
+}
+
+template <class Parts, class F, class... Args>
+priority_task make_inline_task(F&& fn, Args&&... args) {
+  priority_task task{};
+  task.run = &run_inline<Parts>;
+  const auto bytes = std::bit_cast<std::array<std::byte, sizeof(Parts)>>(
+      Parts(std::forward<F>(fn), std::forward<Args>(args)...));
+  std::memcpy(task.call, bytes.data(), sizeof(Parts));
+  return task;
+}
+
+// A call that is not stored inline: on the heap, freed after it runs.
 template <class Call>
-struct priority_task_of final : priority_task {
+struct priority_task_of final {
   template <class... A>
-  explicit priority_task_of(A&&... a) : priority_task{&run_it}, call(std::forward<A>(a)...) {}
+  explicit priority_task_of(A&&... a) : call(std::forward<A>(a)...) {}
 
   Call call;
 
@@ -79,9 +145,25 @@ struct priority_task_of final : priority_task {
     task_memory::deallocate<alignof(priority_task_of)>(p, bytes);
   }
 
-  static void run_it(priority_task* base) {
-    const std::unique_ptr<priority_task_of> self(static_cast<priority_task_of*>(base));
-    std::apply([](auto&&... a) { std::invoke(std::move(a)...); }, std::move(self->call));
+  static void run_it(priority_task& self) {
+    const std::unique_ptr<priority_task_of> owned(std::bit_cast<priority_task_of*>(pointer_bytes(self)));
+    std::apply([](auto&&... a) { std::invoke(std::move(a)...); }, std::move(owned->call));
+  }
+
+  // The task that holds `heap` (which it owns from then on).
+  static priority_task task_for(priority_task_of* heap) noexcept {
+    priority_task task{};
+    task.run = &run_it;
+    const auto bytes = std::bit_cast<std::array<std::byte, sizeof(priority_task_of*)>>(heap);
+    std::memcpy(task.call, bytes.data(), bytes.size());
+    return task;
+  }
+
+ private:
+  static std::array<std::byte, sizeof(priority_task_of*)> pointer_bytes(const priority_task& self) noexcept {
+    std::array<std::byte, sizeof(priority_task_of*)> bytes{};
+    std::memcpy(bytes.data(), self.call, bytes.size());
+    return bytes;
   }
 };
 
@@ -92,7 +174,7 @@ template <class S>
 inline constexpr bool is_task_storage = false;
 template <class S>
   requires priority_storage<S>
-inline constexpr bool is_task_storage<S> = std::same_as<typename S::value_type, priority_task*>;
+inline constexpr bool is_task_storage<S> = std::same_as<typename S::value_type, priority_task>;
 
 }  // namespace detail
 
@@ -100,7 +182,7 @@ template <class Storage>
 class priority_group final : private detail::priority_source {
   static_assert(detail::is_task_storage<Storage>,
                 "fj::priority_group<Storage>: Storage must model fj::priority_storage with value_type "
-                "fj::priority_task* (e.g. fj::relaxed_priority_storage<fj::priority_task*, 16>)");
+                "fj::priority_task (e.g. fj::relaxed_priority_storage<fj::priority_task, 16>)");
 
  public:
   using storage_type = Storage;
@@ -141,8 +223,17 @@ class priority_group final : private detail::priority_source {
                   "fj::priority_group::spawn(priority, fn, args...): fn(args...) must be callable with the "
                   "arguments copied (pass std::ref(x) for a reference)");
     detail::check_priority(priority);
-    using task_type = detail::priority_task_of<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>;
-    auto task = std::make_unique<task_type>(std::forward<F>(fn), std::forward<Args>(args)...);
+    // A call stored inline needs nothing freed if the push throws; a heap call is freed then.
+    std::unique_ptr<detail::priority_task_of<std::tuple<std::decay_t<F>, std::decay_t<Args>...>>> heap;
+    priority_task task{};
+    if constexpr (detail::stored_inline<F, Args...>) {
+      task = detail::make_inline_task<detail::call_parts<std::decay_t<F>, std::decay_t<Args>...>>(
+          std::forward<F>(fn), std::forward<Args>(args)...);
+    } else {
+      heap = std::make_unique<typename decltype(heap)::element_type>(std::forward<F>(fn),
+                                                                     std::forward<Args>(args)...);
+      task = decltype(heap)::element_type::task_for(heap.get());
+    }
     // On a worker of the pool, a unit of a count that the worker holds back (a credit, priority.md §10)
     // stands for the increment: the count already covers this task.
     detail::worker_context* const w = detail::tls_worker;
@@ -166,10 +257,10 @@ class priority_group final : private detail::priority_source {
     }
     try {
       if (mine != nullptr) {
-        storage_.push(w->index, task.get(), priority);
+        storage_.push(w->index, task, priority);
       } else {
         const std::lock_guard<std::mutex> lock(outside_mutex_);
-        storage_.push(outside_, task.get(), priority);
+        storage_.push(outside_, task, priority);
         // relaxed: a hint that lets workers skip the outside index (take()); the mutex orders the storage.
         outside_queued_.store(outside_queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
       }
@@ -179,8 +270,8 @@ class priority_group final : private detail::priority_source {
       finish(1);
       throw;
     }
-    // LIFETIME: a worker may run and free the task from here on.
-    (void)task.release();
+    // LIFETIME: a worker may run and free a heap call from here on.
+    (void)heap.release();
     if (wake) {
       core_.wake_for_priority_work();
     }
@@ -220,7 +311,7 @@ class priority_group final : private detail::priority_source {
     if (queued_->load(std::memory_order_relaxed) == 0) {
       return nullptr;
     }
-    std::optional<priority_task*> got;
+    std::optional<priority_task> got;
     try {
       got = storage_.pop(worker);
       // What the outside index holds only its pusher's pop could be sure to see: the workers take turns.
@@ -251,7 +342,9 @@ class priority_group final : private detail::priority_source {
       mine.until_catch_up = k_catch_up_period;
       catch_up_outside();
     }
-    return *got;
+    // The pool passes tasks as pointers: this worker's entry holds the task until run() copies it out.
+    mine.taken = *got;
+    return &mine.taken;
   }
 
   // The outside index pops only when a worker's own pop finds nothing while it may hold a task: in a group
@@ -269,10 +362,12 @@ class priority_group final : private detail::priority_source {
   }
 
   void run(void* task, std::size_t worker) noexcept override {
-    auto* const t = static_cast<priority_task*>(task);
+    // A copy: the task may wait on another group of the pool, whose tasks may take from this group again on
+    // this worker (into the same entry).
+    priority_task t = *static_cast<const priority_task*>(task);
     const void* const outer = std::exchange(detail::tls_running_group, this);
     try {
-      t->run(t);
+      t.run(t);
     } catch (...) {
       capture(std::current_exception());
     }
@@ -371,7 +466,8 @@ class priority_group final : private detail::priority_source {
     std::size_t pending = 0;
     std::size_t queued = 0;
     std::size_t until_catch_up = k_catch_up_period;  // takes left before this worker's next catch-up
-    [[maybe_unused]] std::byte pad[104]{};
+    priority_task taken{};                           // the task take() returned, until run() copies it
+    [[maybe_unused]] std::byte pad[128 - 3 * sizeof(std::size_t) - sizeof(priority_task)]{};
   };
   std::unique_ptr<credit[]> credits_;
   std::atomic<bool> claimed_{false};
@@ -379,9 +475,9 @@ class priority_group final : private detail::priority_source {
 };
 
 // The three storages, ready to use.
-using strict_priority_group = priority_group<strict_priority_storage<priority_task*>>;
+using strict_priority_group = priority_group<strict_priority_storage<priority_task>>;
 template <std::size_t K>
-using relaxed_priority_group = priority_group<relaxed_priority_storage<priority_task*, K>>;
-using no_priority_group = priority_group<no_priority_storage<priority_task*>>;
+using relaxed_priority_group = priority_group<relaxed_priority_storage<priority_task, K>>;
+using no_priority_group = priority_group<no_priority_storage<priority_task>>;
 
 }  // namespace fj

@@ -1,5 +1,5 @@
 // expect-error: fj::priority_group<Storage>: Storage must model fj::priority_storage
-// A priority group needs a storage that models fj::priority_storage holding fj::priority_task*: a storage of
+// A priority group needs a storage that models fj::priority_storage holding fj::priority_task: a storage of
 // ints (or a type that is no storage at all) is refused with a named error.
 #include <forkjoin/forkjoin.hpp>
 

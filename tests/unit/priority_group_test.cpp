@@ -7,16 +7,19 @@
 #include <forkjoin/forkjoin.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -364,11 +367,174 @@ TEST(PriorityGroup, TaskMemoryIsRecycledAcrossThreads) {
   fj::lazy_pool pool(3);
   fj::relaxed_priority_group<4> g(pool);
   std::atomic<int> ran{0};
+  // A call larger than a task's inline bytes: each is a block of task memory.
+  std::array<char, fj::priority_task::inline_bytes> padding{};
+  static_assert(!fj::detail::stored_inline<void (*)(std::atomic<int>*, std::array<char, 48>),
+                                           std::atomic<int>*, std::array<char, 48>>);
   for (int i = 0; i < 5000; ++i) {
-    g.spawn(static_cast<double>(i % 13), [&ran] { ran.fetch_add(1, std::memory_order_relaxed); });
+    g.spawn(
+        static_cast<double>(i % 13),
+        [](std::atomic<int>* r, std::array<char, fj::priority_task::inline_bytes>) {
+          r->fetch_add(1, std::memory_order_relaxed);
+        },
+        &ran, padding);
   }
   g.wait();
   EXPECT_EQ(ran.load(), 5000);
+}
+
+// Calls are stored in the task itself when the function and its arguments are trivially copyable and fit
+// fj::priority_task::inline_bytes (priority_group.hpp), else on the heap.
+struct small_node {
+  std::uint64_t a;
+  std::uint64_t b;
+  int c;
+  int d;
+  int e;
+};
+struct alignas(16) over_aligned {
+  int x;
+};
+using small_fn = void (*)(const void*, small_node);
+static_assert(fj::detail::stored_inline<small_fn, const void*, small_node>);
+static_assert(fj::detail::stored_inline<void (&)(const void*, small_node), const void*&, const small_node&>);
+static_assert(sizeof(fj::detail::call_parts<small_fn, const void*, small_node>) == 48);
+static_assert(!fj::detail::stored_inline<void (*)(std::string), std::string>);  // not trivial
+static_assert(!fj::detail::stored_inline<void (*)(std::array<char, 41>), std::array<char, 41>>);  // too large
+static_assert(!fj::detail::stored_inline<void (*)(over_aligned), over_aligned>);  // too aligned
+static_assert(fj::detail::stored_inline<void (*)(std::reference_wrapper<int>), std::reference_wrapper<int>>);
+
+// Every call a storage's group runs, each once, with the arguments it was spawned with.
+struct call_log {
+  explicit call_log(std::size_t n) : runs(n) {}
+  std::vector<std::atomic<int>> runs;
+  std::atomic<int> wrong{0};
+  void ran(std::size_t index, bool right) {
+    runs[index].fetch_add(1, std::memory_order_relaxed);
+    if (!right) wrong.fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+small_node node_for(std::size_t i) {
+  return small_node{i * 3 + 1, ~i, static_cast<int>(i), -static_cast<int>(i), 7};
+}
+
+bool is_node_for(const small_node& n, std::size_t i) {
+  const small_node e = node_for(i);
+  return n.a == e.a && n.b == e.b && n.c == e.c && n.d == e.d && n.e == e.e;
+}
+
+template <class Group>
+struct mixed_context;
+template <class Group>
+void spawn_mixed(Group& g, call_log& log, std::size_t first, std::size_t count,
+                 const mixed_context<Group>* context);
+
+template <class Group>
+struct mixed_context {
+  Group* group;
+  call_log* log;
+};
+
+// The shape of a search's step (a function pointer, its context, a node of 32 bytes): stored inline.
+template <class Group>
+void spawning_inline_call(const mixed_context<Group>* context, small_node n) {
+  const auto index = static_cast<std::size_t>(n.c);
+  context->log->ran(index, is_node_for(n, index));
+  spawn_mixed(*context->group, *context->log, index + 1, 3, context);  // the next three: heap, heap, inline
+}
+
+// Spawns calls first .. first + count - 1, cycling through: an inline function-pointer call that spawns
+// more (first of every 4), a heap call with a std::string, a heap call too large to be inline, an inline
+// lambda capturing references.
+template <class Group>
+void spawn_mixed(Group& g, call_log& log, std::size_t first, std::size_t count,
+                 const mixed_context<Group>* context) {
+  for (std::size_t i = first; i < first + count; ++i) {
+    const auto priority = static_cast<double>(i % 7);
+    switch (i % 4) {
+      case 0:
+        static_assert(fj::detail::stored_inline<void (*)(const mixed_context<Group>*, small_node),
+                                                const mixed_context<Group>*, small_node>);
+        g.spawn(priority, spawning_inline_call<Group>, context, node_for(i));
+        break;
+      case 1:
+        g.spawn(
+            priority,
+            [&log](std::size_t index, const std::string& text) {
+              log.ran(index, text == "call " + std::to_string(index));
+            },
+            i, "call " + std::to_string(i));
+        break;
+      case 2: {
+        std::array<std::uint64_t, 8> big{};
+        big.fill(i);
+        g.spawn(
+            priority,
+            [&log](std::size_t index, const std::array<std::uint64_t, 8>& b) {
+              log.ran(index,
+                      std::all_of(b.begin(), b.end(), [index](std::uint64_t x) { return x == index; }));
+            },
+            i, big);
+        break;
+      }
+      default: {
+        const small_node n = node_for(i);
+        g.spawn(priority, [&log, i, n] { log.ran(i, is_node_for(n, i)); });
+        break;
+      }
+    }
+  }
+}
+
+template <class Group>
+void mixed_calls_each_run_once(fj::lazy_pool& pool) {
+  // Calls 0, 4, 8, ... spawned from this thread; each spawns the three after it from a worker.
+  constexpr std::size_t n = 400;
+  call_log log(n);
+  Group g(pool);
+  const mixed_context<Group> context{&g, &log};
+  for (std::size_t i = 0; i < n; i += 4) {
+    spawn_mixed(g, log, i, 1, &context);
+  }
+  g.wait();
+  for (std::size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(log.runs[i].load(), 1) << "call " << i;
+  }
+  EXPECT_EQ(log.wrong.load(), 0);
+}
+
+TEST(PriorityGroup, InlineAndHeapCallsEachRunOnceWithTheirArgumentsOnEachStorage) {
+  fj::lazy_pool pool(2);
+  mixed_calls_each_run_once<fj::strict_priority_group>(pool);
+  mixed_calls_each_run_once<fj::relaxed_priority_group<4>>(pool);
+  mixed_calls_each_run_once<fj::relaxed_priority_group<16>>(pool);
+  mixed_calls_each_run_once<fj::no_priority_group>(pool);
+}
+
+void throwing_inline_call(int* ran, int value) {
+  ++*ran;
+  throw std::runtime_error("inline " + std::to_string(value));
+}
+
+TEST(PriorityGroup, AThrowingInlineCallReachesWaitAndTheGroupGoesOn) {
+  static_assert(fj::detail::stored_inline<decltype(&throwing_inline_call), int*, int>);
+  fj::lazy_pool pool(1);
+  fj::relaxed_priority_group<16> g(pool);
+  int ran = 0;
+  g.spawn(1.0, throwing_inline_call, &ran, 42);
+  try {
+    g.wait();
+    ADD_FAILURE() << "wait() did not rethrow";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "inline 42");
+  }
+  EXPECT_EQ(ran, 1);
+  // A heap call after it, and one more inline call: the group is reusable.
+  g.spawn(2.0, [&ran](const std::string& s) { ran += static_cast<int>(s.size()); }, std::string("abc"));
+  g.spawn(3.0, [&ran] { ++ran; });
+  EXPECT_NO_THROW(g.wait());
+  EXPECT_EQ(ran, 5);
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ class with_priority : public detail::priority_part_tag {
 
 // The ready-made storages as parts (docs/api.md "Priority groups" says which to choose).
 template <std::size_t K>
-using with_relaxed_priority = with_priority<relaxed_priority_storage<priority_task*, K>>;
-using with_strict_priority = with_priority<strict_priority_storage<priority_task*>>;
+using with_relaxed_priority = with_priority<relaxed_priority_storage<priority_task, K>>;
+using with_strict_priority = with_priority<strict_priority_storage<priority_task>>;
 
 }  // namespace fj

@@ -31,9 +31,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <type_traits>
 #include <vector>
 
 #include "forkjoin/detail/fatal.hpp"
@@ -67,6 +67,9 @@ class relaxed_priority_storage {
   explicit relaxed_priority_storage(std::size_t workers) : workers_count_(workers) {
     if (workers == 0) {
       throw invalid_config_error("a priority storage needs at least one worker");
+    }
+    if (workers > std::numeric_limits<std::uint32_t>::max()) {
+      throw invalid_config_error("the relaxed priority storage takes at most 2^32 - 1 workers");
     }
     workers_ = std::make_unique<worker_state[]>(workers);
     block* first = new block(0, workers);
@@ -168,7 +171,7 @@ class relaxed_priority_storage {
         } else if (run->size() > k_lookahead) {
           // The run's next entries are usually dropped or taken next, and their items were written by another
           // core: start loading them now, so that a stretch of drops overlaps its loads.
-          __builtin_prefetch((*run)[run->size() - 1 - k_lookahead].it);
+          prefetch_item((*run)[run->size() - 1 - k_lookahead].it);
         }
       } else if (!me.order.empty()) {
         bucket& b = me.buckets[me.order.front().index];
@@ -187,13 +190,7 @@ class relaxed_priority_storage {
         } else if (first->end - first->begin > k_lookahead) {
           // The bucket's next entries are taken (or dropped) next, and their items were pushed long ago:
           // start loading them now, as for the runs.
-          __builtin_prefetch(first->entries[first->begin + k_lookahead].it);
-          if constexpr (std::is_pointer_v<T>) {
-            // And what the value of an entry nearer the front points to (a task, in a priority group), whose
-            // item the prefetch above started loading two pops ago. Our own item: only we write its value,
-            // so this read races with nobody (a taker only reads it).
-            __builtin_prefetch(first->entries[first->begin + k_value_lookahead].it->value);
-          }
+          prefetch_item(first->entries[first->begin + k_lookahead].it);
         }
       } else {
         return std::nullopt;
@@ -219,7 +216,7 @@ class relaxed_priority_storage {
         if (!me.order.empty()) {
           const segment* first = me.buckets[me.order.front().index].first;
           if (first->begin < first->end) {
-            __builtin_prefetch(first->entries[first->begin].it);
+            prefetch_item(first->entries[first->begin].it);
           }
         }
         return value;
@@ -284,7 +281,6 @@ class relaxed_priority_storage {
   static constexpr std::uint64_t k_mask = BlockSize - 1;
   static constexpr std::size_t k_chunk = 64;     // items allocated at once
   static constexpr std::size_t k_lookahead = 4;  // run or bucket entries ahead whose items a pop prefetches
-  static constexpr std::size_t k_value_lookahead = 2;  // bucket entries ahead whose values a pop prefetches
   // Entries per segment of a bucket: a segment stays below 1 KiB, which glibc's malloc serves from its small
   // bins without first consolidating the fast bins that freed tasks fill.
   static constexpr std::uint32_t k_segment_entries = 60;
@@ -293,12 +289,17 @@ class relaxed_priority_storage {
   // One pushed value. Items are never freed before the storage: a stale reference in some worker's bucket or
   // runs can always read `position` (type-stable memory). Each life of an item has a distinct position
   // (positions only grow), so a reference to an older life fails its test and its CAS.
+  // A take reads position, owner and value, so the item is kept small: `owner` takes 32 bits, and `next`
+  // shares the value's bytes (an item is on a free or return list only while it holds no life; priority.md
+  // §4).
   struct item {
     std::atomic<std::uint64_t> position{k_taken};  // the slot of the current life, or k_taken
     std::atomic<double> priority{0.0};
-    T value{};              // written by the owner before publication, read by the one taker
-    std::size_t owner = 0;  // constant: the worker whose pool holds the item
-    item* next = nullptr;   // free list and return list link
+    std::uint32_t owner = 0;  // constant: the worker whose pool holds the item
+    union {
+      item* next = nullptr;  // free list and return list link, while the item is free
+      T value;               // written by the owner before publication, read by the one taker
+    };
   };
 
   struct block {
@@ -532,6 +533,15 @@ class relaxed_priority_storage {
     me.free_buckets.push_back(index);  // within the capacity reserved in bucket_for()
   }
 
+  // Starts loading an item, both of its lines when it is larger than one (a value carrying a call): a take
+  // reads the value after the position.
+  static void prefetch_item(const item* it) noexcept {
+    __builtin_prefetch(it);
+    if constexpr (sizeof(item) > 64) {
+      __builtin_prefetch(reinterpret_cast<const char*>(it) + sizeof(item) - 1);
+    }
+  }
+
   static void bump(std::atomic<std::uint64_t>& counter) noexcept {
     // relaxed: a single-writer counter read only by empty_hint(), a hint.
     counter.store(counter.load(std::memory_order_relaxed) + 1,
@@ -549,7 +559,7 @@ class relaxed_priority_storage {
       reserve_one_more(me.chunks);
       auto chunk = std::make_unique<item[]>(k_chunk);
       for (std::size_t i = 0; i < k_chunk; ++i) {
-        chunk[i].owner = worker;
+        chunk[i].owner = static_cast<std::uint32_t>(worker);
         chunk[i].next = i + 1 < k_chunk ? &chunk[i + 1] : nullptr;
       }
       me.free = chunk.get();
