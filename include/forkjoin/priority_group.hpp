@@ -119,15 +119,24 @@ void run_inline(priority_task& self) {
   call_with(parts);
 }
 
+// g++ 12 warns that the copy below may read an uninitialised byte when a part is an empty class (a lambda
+// without captures): that byte holds no value, and copying it as bytes is well defined; nothing reads it as a
+// value.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 template <class Parts, class F, class... Args>
 priority_task make_inline_task(F&& fn, Args&&... args) {
   priority_task task{};
   task.run = &run_inline<Parts>;
-  const auto bytes = std::bit_cast<std::array<std::byte, sizeof(Parts)>>(
-      Parts(std::forward<F>(fn), std::forward<Args>(args)...));
-  std::memcpy(task.call, bytes.data(), sizeof(Parts));
+  const Parts parts(std::forward<F>(fn), std::forward<Args>(args)...);
+  std::memcpy(task.call, &parts, sizeof(Parts));
   return task;
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 // A call that is not stored inline: on the heap, freed after it runs.
 template <class Call>
