@@ -319,10 +319,12 @@ struct chain_ctx {
   void second_pass_part(std::size_t from, std::size_t to, std::optional<T>& carry) {
     if constexpr (scans_then_adds<Out, T>) {
       if (scans_first) {
+        // An empty carry (the range's first chunk, inclusive, no init): the local scan is the scan.
         if (carry) add_carry(d_first, from, to, *carry, *op, inclusive);
         return;
       }
     }
+    // scan_block leaves the running total in the carry, which nothing reads.
     scan_block(first, d_first, from, to, carry, *op, inclusive);
   }
 
@@ -357,27 +359,14 @@ struct chain_ctx {
   // The first pass over chunk c, from memory: its local scan (scans_first) or its fold. The last chunk of the
   // last step is not folded: only its scan is needed, in one pass after the carry.
   std::optional<T> first_pass(std::size_t c, bool last_chunk) {
-    if constexpr (scans_then_adds<Out, T>) {
-      if (scans_first) {
-        return std::optional<T>(
-            local_scan<It, Out, T>(first, d_first, begin_of(c), end_of(c), *op, inclusive));
-      }
-    }
-    if (last_chunk) return std::nullopt;
-    return std::optional<T>(fold_block<It, T>(first, begin_of(c), end_of(c), *op));
+    std::optional<T> result;
+    if (!last_chunk || scans_first) first_pass_part(begin_of(c), end_of(c), result);
+    return result;
   }
 
   // The second pass over chunk c, from cache, once its carry is known.
   void second_pass(std::size_t c, std::optional<T>& carry) {
-    if constexpr (scans_then_adds<Out, T>) {
-      if (scans_first) {
-        // An empty carry (the range's first chunk, inclusive, no init): the local scan is the scan.
-        if (carry) add_carry(d_first, begin_of(c), end_of(c), *carry, *op, inclusive);
-        return;
-      }
-    }
-    // scan_block leaves the running total in the carry, which nothing reads.
-    scan_block(first, d_first, begin_of(c), end_of(c), carry, *op, inclusive);
+    second_pass_part(begin_of(c), end_of(c), carry);
   }
 
   // Step s: the first pass over its chunks, the wait for its carry, the carry into the next step published,
