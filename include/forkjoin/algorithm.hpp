@@ -301,6 +301,7 @@ template <scheduler Pool, std::random_access_iterator It, std::random_access_ite
 Out transform(Pool& pool, It first, It last, Out d_first, F f, partition p = {}) {
   detail::algo::transform_ctx<It, Out, F> ctx{{}, first, d_first, &f};
   std::size_t const n = detail::algo::length(first, last);
+  ctx.stream = detail::algo::streams(first, d_first, n);
   detail::algo::loop_on(pool, ctx, n, p);
   return detail::algo::at(d_first, n);
 }
@@ -309,6 +310,7 @@ template <scheduler Pool, std::random_access_iterator It1, std::random_access_it
 Out transform(Pool& pool, It1 first1, It1 last1, It2 first2, Out d_first, F f, partition p = {}) {
   detail::algo::transform2_ctx<It1, It2, Out, F> ctx{{}, first1, first2, d_first, &f};
   std::size_t const n = detail::algo::length(first1, last1);
+  ctx.stream = detail::algo::streams(first1, d_first, n) && detail::algo::streams(first2, d_first, n);
   detail::algo::loop_on(pool, ctx, n, p);
   return detail::algo::at(d_first, n);
 }
@@ -622,6 +624,7 @@ struct transform_fn {
   task<Out> operator()(It first, It last, Out d_first, F f, partition p = {}) const {
     detail::algo::transform_ctx<It, Out, F> ctx{{}, first, d_first, &f};
     std::size_t const n = detail::algo::length(first, last);
+    ctx.stream = detail::algo::streams(first, d_first, n);
     if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
       ctx.run(0, n);
     } else {
@@ -635,6 +638,7 @@ struct transform_fn {
   task<Out> operator()(It1 first1, It1 last1, It2 first2, Out d_first, F f, partition p = {}) const {
     detail::algo::transform2_ctx<It1, It2, Out, F> ctx{{}, first1, first2, d_first, &f};
     std::size_t const n = detail::algo::length(first1, last1);
+    ctx.stream = detail::algo::streams(first1, d_first, n) && detail::algo::streams(first2, d_first, n);
     if (detail::algo::runs_serially(n, p)) {  // no child task for a small input
       ctx.run(0, n);
     } else {

@@ -16,6 +16,7 @@
 #include "forkjoin/detail/algorithm/fold_run.hpp"
 #include "forkjoin/detail/algorithm/loop.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
+#include "forkjoin/detail/algorithm/streaming_store.hpp"
 
 namespace fj::detail::algo {
 
@@ -64,17 +65,27 @@ template <std::integral I>
   return static_cast<std::size_t>(static_cast<U>(static_cast<U>(last) - static_cast<U>(first)));
 }
 
-// *out = f(*in) (Binary: *out = f(*in, *in2)).
+// *out = f(*in) (Binary: *out = f(*in, *in2)). `stream`: write whole lines of the output with streaming
+// stores (streaming_store.hpp; set by the caller where `streams` allows it).
 template <class It, class Out, class F>
 struct transform_ctx : piece_state {
   It first;
   Out d_first;
   F* f;
+  bool stream = false;
 
   void run(std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
       It it = at(first, lo);
       Out out = at(d_first, lo);
+#if FJ_STREAMING_STORES
+      if constexpr (streamable_output<Out>) {
+        if (stream) {
+          stream_fill(std::to_address(out), hi - lo, [&] { return std::invoke(*f, *it++); });
+          return;
+        }
+      }
+#endif
       for (std::size_t i = lo; i < hi; ++i, ++it, ++out) *out = std::invoke(*f, *it);
     });
   }
@@ -86,12 +97,21 @@ struct transform2_ctx : piece_state {
   It2 first2;
   Out d_first;
   F* f;
+  bool stream = false;
 
   void run(std::size_t lo, std::size_t hi) {
     stopping_on_throw(stop, [&] {
       It1 it = at(first1, lo);
       It2 it2 = at(first2, lo);
       Out out = at(d_first, lo);
+#if FJ_STREAMING_STORES
+      if constexpr (streamable_output<Out>) {
+        if (stream) {
+          stream_fill(std::to_address(out), hi - lo, [&] { return std::invoke(*f, *it++, *it2++); });
+          return;
+        }
+      }
+#endif
       for (std::size_t i = lo; i < hi; ++i, ++it, ++it2, ++out) {
         *out = std::invoke(*f, *it, *it2);
       }
