@@ -1,6 +1,7 @@
 // fj-algorithms: forkjoin's parallel algorithms (include/forkjoin/algorithm.hpp) against serial std::,
 // oneTBB, OpenMP and std::execution::par, at several sizes and worker counts. Implementations run
-// interleaved (one sample of each in turn), and each figure is the median of the samples. Every
+// interleaved (one sample of each in turn, each round starting one further on), and each figure is the median
+// of the samples. Every
 // implementation's answer is checked against the serial one first. Each memory-bound case also times a bound,
 // the simplest fast code with the case's access pattern, in the same loop. See bench/algorithms/README.md.
 #include <algorithm>
@@ -303,7 +304,8 @@ struct bench_case {
   // Runs implementation k once with `workers`; returns false when k lacks the algorithm. `check` compares the
   // answer with the serial one (first call only).
   std::function<bool(const kernels& k, int workers, bool check, bool& ok)> run;
-  std::function<void()> reset;  // restores the input before a call that changes it (not timed)
+  // Restores the input before a call that changes it (not timed); `checked`: for the checked first call.
+  std::function<void(bool checked)> reset;
   bool resets_each_call;
   // Runs the case's bound once on a team (empty: the case has none); `check` checks what the bound computed
   // (first call only), so that a bound that skipped work fails the program as a wrong answer does.
@@ -329,7 +331,18 @@ struct data {
   std::vector<key> keys;
   std::vector<key> sorted_keys;
   std::vector<key> key_work;
+  // More random inputs for the timed samples of the random sorts, taken in turn after `keys` (see
+  // make_cases).
+  std::vector<std::vector<key>> more_keys;
+  std::size_t next_keys = 0;
 };
+
+// The random sorts' inputs at size n: up to 16 at small sizes (at most 2^22 keys in all). Sorting the same
+// 1000 keys again and again trains the branch predictor on them: std::sort then took 7.6 us instead of 28.5,
+// and branchy code gains more from that than branchless code; 16 inputs in turn were enough to undo it.
+std::size_t random_key_sets(std::size_t n) {
+  return std::clamp<std::size_t>((std::size_t{1} << 22) / std::max<std::size_t>(n, 1), 1, 16);
+}
 
 bool is_big_case(const std::string& algorithm) {
   return algorithm == "sort" || algorithm == "reduce" || algorithm == "inclusive_scan" ||
@@ -355,12 +368,17 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
     d.sorted_keys = d.keys;
     std::sort(d.sorted_keys.begin(), d.sorted_keys.end());
     d.key_work = d.keys;
+    d.more_keys.assign(random_key_sets(n) - 1, std::vector<key>(n));
+    for (auto& set : d.more_keys) {
+      for (auto& k : set) k = static_cast<key>(rng());
+    }
+    d.next_keys = 0;
   }
 
   std::vector<bench_case> cases;
   double const v = sizeof(value);
-  auto reset_work = [&d] { std::copy(d.in.begin(), d.in.end(), d.work.begin()); };
-  auto no_reset = [] {};
+  auto reset_work = [&d](bool) { std::copy(d.in.begin(), d.in.end(), d.work.begin()); };
+  auto no_reset = [](bool) {};
   // The bounds over the arrays the cases use (d's vectors are not resized after this point).
   auto read_bound = [&d](std::size_t count, bool from_work) {
     return [&d, count, from_work](team& t, bool check, bool& ok) {
@@ -488,8 +506,18 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
                          if (check) ok = d.key_work == d.sorted_keys;
                          return true;
                        },
-                       [&d, &input] { std::copy(input.begin(), input.end(), d.key_work.begin()); }, true,
-                       nullptr});
+                       [&d, &input, presorted](bool checked) {
+                         // The checked call sorts `input`, whose sorted copy is known; the timed ones of
+                         // the random case take the inputs in turn (random_key_sets).
+                         const std::vector<key>* from = &input;
+                         std::size_t const sets = d.more_keys.size() + 1;
+                         if (!presorted && !checked) {
+                           std::size_t const set = d.next_keys++ % sets;
+                           if (set > 0) from = &d.more_keys[set - 1];
+                         }
+                         std::copy(from->begin(), from->end(), d.key_work.begin());
+                       },
+                       true, nullptr});
     }
   }
   return cases;
@@ -607,7 +635,7 @@ int main(int argc, char** argv) {
   if (o.big) sizes.push_back(100'000'000);
   std::vector<row> rows;
   bool all_ok = true;
-  std::size_t const bound_slot = impls.size();  // in each round the bound runs after every implementation
+  std::size_t const bound_slot = impls.size();  // the bound: the last slot (of the first round)
   for (std::size_t n : sizes) {
     bool const big = o.big && n == 100'000'000;
     data d;
@@ -623,10 +651,14 @@ int main(int argc, char** argv) {
         std::vector<bool> available(impls.size() + 1, true);
         available[bound_slot] = static_cast<bool>(c.bound);
         for (int r = -1; r < o.reps; ++r) {  // r == -1: the checked warm-up call
-          for (std::size_t k = 0; k <= bound_slot; ++k) {
+          for (std::size_t j = 0; j <= bound_slot; ++j) {
+            // Round r starts at slot r (mod the slots), so that over the rounds each slot follows each other
+            // one equally often: what one implementation leaves behind (threads still spinning or waking, a
+            // core's state) then favours or hinders no implementation in particular.
+            std::size_t const k = r < 0 ? j : (j + static_cast<std::size_t>(r)) % (bound_slot + 1);
             if (!available[k]) continue;
             if (k == bound_slot) t.arm();  // untimed, before the reset and eviction (see team)
-            c.reset();
+            c.reset(r < 0);
             if (read_from_memory(n, o.warm)) evict_caches();
             bool ok = true;
             auto const call = [&](bool check) {
