@@ -1,8 +1,9 @@
 // transform's streaming stores (include/forkjoin/detail/algorithm/streaming_store.hpp): stream_fill against
 // plain stores for every element size, line offset and count around a line, with guards on both sides; a
-// throwing element function; when a call streams (size, overlap, iterator and element type); and transform
-// of an output larger than the last-level cache against std::transform, unary, binary, in place, from a task,
-// and with an exception.
+// throwing element function; when a call streams (size, overlap, iterator and element type); transform of
+// an output larger than the last-level cache against std::transform, unary, binary, in place, from a task,
+// and with an exception; and the scans of such an output (the part of each step after its carry streams)
+// against std::inclusive_scan and std::exclusive_scan.
 #include <gtest/gtest.h>
 #include <forkjoin/algorithm.hpp>
 #include <forkjoin/forkjoin.hpp>
@@ -12,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -138,6 +140,38 @@ TEST(AlgorithmStreaming, LargeTransformsMatchStdTransform) {
       co_await fj::join;
     });
     EXPECT_EQ(out3, expected);
+  }
+}
+
+TEST(AlgorithmStreaming, LargeScansMatchStd) {
+  std::size_t const n = streamed_size();
+  if (n * sizeof(std::uint64_t) > (std::size_t{512} << 20))
+    GTEST_SKIP() << "last-level cache too large to test";
+  std::vector<std::uint64_t> in(n), inclusive(n), exclusive(n);
+  for (std::size_t i = 0; i < n; ++i) in[i] = (i * 2654435761U) % 1000;
+  std::inclusive_scan(in.begin(), in.end(), inclusive.begin());
+  std::exclusive_scan(in.begin(), in.end(), exclusive.begin(), std::uint64_t{7});
+  pools& p = all_pools();
+  for (fj::detail::pool_base* pool :
+       {static_cast<fj::detail::pool_base*>(&p.one), static_cast<fj::detail::pool_base*>(&p.two),
+        static_cast<fj::detail::pool_base*>(&p.four)}) {
+    offset_output o(n);
+    fj::inclusive_scan(*pool, in.begin(), in.end(), o.out);
+    EXPECT_TRUE(std::equal(inclusive.begin(), inclusive.end(), o.out));
+    EXPECT_EQ(o.out[-1], 0U);
+    EXPECT_EQ(o.out[n], 0U);
+    std::vector<std::uint64_t> out(n);
+    fj::exclusive_scan(*pool, in.begin(), in.end(), out.begin(), std::uint64_t{7});
+    EXPECT_EQ(out, exclusive);
+    std::vector<std::uint64_t> same = in;  // in place: not streamed, still right
+    fj::inclusive_scan(*pool, same.begin(), same.end(), same.begin());
+    EXPECT_EQ(same, inclusive);
+    std::vector<std::uint64_t> out2(n);
+    fj::sync_wait(*pool, [&]() -> fj::task<void> {
+      co_await fj::call(fj::co::exclusive_scan, in.begin(), in.end(), out2.begin(), std::uint64_t{7});
+      co_await fj::join;
+    });
+    EXPECT_EQ(out2, exclusive);
   }
 }
 

@@ -2,9 +2,10 @@
 // on a chain_ctx: the carry into a step found at its first look (the step is scanned in one pass), found part
 // of the way through its first pass (the rest is scanned from it, and only the part before gets the second
 // pass), and found only after the whole first pass. Each case runs with steps that scan first and with steps
-// that fold first, inclusive and exclusive, in place and not. The moment the carry comes is fixed by an
-// operation that holds the step's thread at a chosen call until the step before has published; the number
-// of calls then shows where the first pass stopped, and the outputs must be std::'s.
+// that fold first, inclusive and exclusive, in place and not, the part after the carry written with ordinary
+// and with streaming stores (chain_ctx::final_pass). The moment the carry comes is fixed by an operation that
+// holds the step's thread at a chosen call until the step before has published; the number of calls then
+// shows where the first pass stopped, and the outputs must be std::'s.
 #include <gtest/gtest.h>
 #include <forkjoin/algorithm.hpp>
 
@@ -50,6 +51,7 @@ struct scan_case {
   bool inclusive;
   bool scans_first;
   bool in_place;
+  bool stream;  // the part after the carry with streaming stores (chain_ctx::final_pass), whatever the size
 };
 
 // Runs three steps of k_step elements: step 1 on a second thread, held at its op call `gate_at` (0: step 0
@@ -65,6 +67,7 @@ std::size_t run_three_steps(const scan_case& c, std::size_t gate_at, std::vector
   EXPECT_EQ(ctx.steps, 3U);
   ctx.scans_first = c.scans_first;
   ctx.look = k_look;
+  ctx.stream = c.stream;
   ctx.start(c.inclusive ? std::nullopt : std::optional<std::uint64_t>(7));
   if (gate_at == 0) {
     ctx.run(0);
@@ -112,21 +115,23 @@ TEST(ScanCatchUp, TheCarryAtTheFirstLookPartWayOrAfterThePass) {
     }
     for (bool scans_first : {true, false}) {
       for (bool in_place : {false, true}) {
-        scan_case const c{inclusive, scans_first, in_place};
-        SCOPED_TRACE(testing::Message() << "inclusive " << inclusive << ", scans first " << scans_first
-                                        << ", in place " << in_place);
-        // The first part has k_look - 1 calls, every later one k_look: call 3 * k_look + 10 is in part 4,
-        // so the first pass stops after 4 parts; the last call of the pass lets it end first.
-        struct gate {
-          std::size_t at;
-          std::size_t pos;
-        };
-        for (gate const g : {gate{0, 0}, gate{3 * k_look + 10, 4 * k_look}, gate{k_step - 1, k_step}}) {
-          SCOPED_TRACE(testing::Message() << "held at call " << g.at);
-          std::vector<std::uint64_t> out(in.size());
-          std::size_t const calls = run_three_steps(c, g.at, out, in);
-          EXPECT_EQ(calls, expected_calls(c, g.pos));
-          EXPECT_EQ(out, want);
+        for (bool stream : {false, true}) {
+          scan_case const c{inclusive, scans_first, in_place, stream};
+          SCOPED_TRACE(testing::Message() << "inclusive " << inclusive << ", scans first " << scans_first
+                                          << ", in place " << in_place << ", streaming " << stream);
+          // The first part has k_look - 1 calls, every later one k_look: call 3 * k_look + 10 is in part 4,
+          // so the first pass stops after 4 parts; the last call of the pass lets it end first.
+          struct gate {
+            std::size_t at;
+            std::size_t pos;
+          };
+          for (gate const g : {gate{0, 0}, gate{3 * k_look + 10, 4 * k_look}, gate{k_step - 1, k_step}}) {
+            SCOPED_TRACE(testing::Message() << "held at call " << g.at);
+            std::vector<std::uint64_t> out(in.size());
+            std::size_t const calls = run_three_steps(c, g.at, out, in);
+            EXPECT_EQ(calls, expected_calls(c, g.pos));
+            EXPECT_EQ(out, want);
+          }
         }
       }
     }

@@ -33,6 +33,7 @@
 #include "forkjoin/detail/algorithm/fold_run.hpp"
 #include "forkjoin/detail/algorithm/loop.hpp"
 #include "forkjoin/detail/algorithm/partition.hpp"
+#include "forkjoin/detail/algorithm/streaming_store.hpp"
 #include "forkjoin/detail/cpu_relax.hpp"
 
 namespace fj::detail::algo {
@@ -282,6 +283,10 @@ struct chain_ctx {
 
   // Whether this call's steps scan first and add their carries after (plan_chunks sets it).
   bool scans_first = false;
+  // Whether the part of a step scanned once its carry has come (catch_up) is written with streaming stores:
+  // an output larger than the last-level cache (streaming_store.hpp, streams; plan_chunks sets it). Those
+  // outputs are final, and nothing reads them back; the first pass's outputs are, and are not streamed.
+  bool stream = false;
   // Elements between two looks at a step's link during its first pass (catch_up), or 0: never look (a fixed
   // grain, whose grouping must not depend on when a carry comes).
   std::size_t look = 0;
@@ -351,10 +356,46 @@ struct chain_ctx {
     std::optional<T> carry = std::move(links[s].carry);
     // Without a first pass (pos == step_lo) there is no second one either: the carry itself goes on.
     std::optional<T> total = so_far ? after(carry, std::move(so_far)) : std::move(carry);
-    scan_block(first, d_first, pos, step_hi, total, *op, inclusive);
+    final_pass(pos, step_hi, total);
     if (!last) publish(s, std::move(total));
     if (pos > step_lo) second_pass_part(step_lo, pos, carry);
   }
+
+  // The scan of [from, to) from `total`, the total of everything before `from`, into the output's final
+  // values (scan_block), with streaming stores if `stream`; `total` becomes the total up to `to`.
+  void final_pass(std::size_t from, std::size_t to, std::optional<T>& total) {
+#if FJ_STREAMING_STORES
+    if constexpr (streamable_output<Out>) {
+      if (stream && total && from < to) {
+        *total = streamed_scan(from, to, std::move(*total));
+        return;
+      }
+    }
+#endif
+    scan_block(first, d_first, from, to, total, *op, inclusive);
+  }
+
+#if FJ_STREAMING_STORES
+  // final_pass with streaming stores, from `acc`; returns the total up to `to`. Out of line, so that the
+  // ordinary path's loop in catch_up is compiled as it was without it.
+  [[gnu::noinline]] T streamed_scan(std::size_t from, std::size_t to, T acc) {
+    It it = at(first, from);
+    if (inclusive) {
+      stream_fill(std::to_address(at(d_first, from)), to - from, [&] {
+        acc = std::invoke(*op, std::move(acc), *it++);
+        return acc;
+      });
+    } else {
+      stream_fill(std::to_address(at(d_first, from)), to - from, [&] {
+        T following = std::invoke(*op, acc, *it++);
+        T before = std::move(acc);
+        acc = std::move(following);
+        return before;
+      });
+    }
+    return acc;
+  }
+#endif
 
   // The first pass over chunk c, from memory: its local scan (scans_first) or its fold. The last chunk of the
   // last step is not folded: only its scan is needed, in one pass after the carry.
@@ -510,6 +551,7 @@ void plan_chunks(Ctx& ctx, std::size_t done, std::size_t n, partition p) {
   ctx.steps = (ctx.chunks + ctx.per_step - 1) / ctx.per_step;
   ctx.scans_first = scans_then_adds<Out, T> && n >= scan_first_bytes / bytes;
   ctx.look = fixed ? 0 : std::max<std::size_t>(1, chain_look_bytes / bytes);
+  ctx.stream = !fixed && streams(ctx.first, ctx.d_first, n);
 }
 
 }  // namespace fj::detail::algo
