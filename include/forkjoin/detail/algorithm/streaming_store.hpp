@@ -1,9 +1,10 @@
 #pragma once
 // Non-temporal ("streaming") stores for an algorithm's output that is larger than the last-level cache
-// (transform): an ordinary store first reads its line from memory (the read for ownership), so a transform
-// moves three bytes per byte written (read the input, read and write back the output); a streaming store
-// writes whole lines without reading them, two. The output then is not left in the caches, which an output
-// larger than the last-level cache would not be anyway. docs/algorithms.md "Streaming stores".
+// (transform, and the scans' outputs written once a step's carry is known: scan.hpp, final_pass): an
+// ordinary store first reads its line from memory (the read for ownership), so a transform moves three bytes
+// per byte written (read the input, read and write back the output); a streaming store writes whole lines
+// without reading them, two. The output then is not left in the caches, which an output larger than the
+// last-level cache would not be anyway. docs/algorithms.md "Streaming stores".
 
 #include <concepts>
 #include <cstddef>
