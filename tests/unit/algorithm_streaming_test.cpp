@@ -79,6 +79,15 @@ TEST(AlgorithmStreaming, StreamFillLetsAThrowThroughAndWritesOnlyItsRange) {
 
 std::size_t streamed_size() { return algo::streaming_threshold_bytes() / sizeof(std::uint64_t) + 1001; }
 
+// Whether n elements of 8 bytes (three or four such arrays per test) are more than a test should allocate.
+bool too_large_to_test(std::size_t n) { return n * sizeof(std::uint64_t) > (std::size_t{512} << 20); }
+
+// The pools of 1, 2 and 4 workers, as their common base (the oversubscribed one would only slow these down).
+std::vector<fj::detail::pool_base*> pools_up_to_four() {
+  pools& p = all_pools();
+  return {&p.one, &p.two, &p.four};
+}
+
 TEST(AlgorithmStreaming, OnlyLargeSeparateOutputsOfPlainNumbersStream) {
   std::size_t const n = streamed_size();
   std::vector<std::uint64_t> in(n), out(n);
@@ -108,8 +117,7 @@ struct offset_output {
 
 TEST(AlgorithmStreaming, LargeTransformsMatchStdTransform) {
   std::size_t const n = streamed_size();
-  if (n * sizeof(std::uint64_t) > (std::size_t{512} << 20))
-    GTEST_SKIP() << "last-level cache too large to test";
+  if (too_large_to_test(n)) GTEST_SKIP() << "last-level cache too large to test";
   std::vector<std::uint64_t> in(n), in2(n), expected(n), expected2(n);
   for (std::size_t i = 0; i < n; ++i) {
     in[i] = i * 2654435761U;
@@ -119,10 +127,7 @@ TEST(AlgorithmStreaming, LargeTransformsMatchStdTransform) {
   auto const g = [](std::uint64_t x, std::uint64_t y) { return x * 5 + y; };
   std::transform(in.begin(), in.end(), expected.begin(), f);
   std::transform(in.begin(), in.end(), in2.begin(), expected2.begin(), g);
-  pools& p = all_pools();
-  for (fj::detail::pool_base* pool :
-       {static_cast<fj::detail::pool_base*>(&p.one), static_cast<fj::detail::pool_base*>(&p.two),
-        static_cast<fj::detail::pool_base*>(&p.four)}) {
+  for (fj::detail::pool_base* pool : pools_up_to_four()) {
     offset_output o(n);
     EXPECT_EQ(fj::transform(*pool, in.begin(), in.end(), o.out, f), o.out + n);
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), o.out));
@@ -145,16 +150,12 @@ TEST(AlgorithmStreaming, LargeTransformsMatchStdTransform) {
 
 TEST(AlgorithmStreaming, LargeScansMatchStd) {
   std::size_t const n = streamed_size();
-  if (n * sizeof(std::uint64_t) > (std::size_t{512} << 20))
-    GTEST_SKIP() << "last-level cache too large to test";
+  if (too_large_to_test(n)) GTEST_SKIP() << "last-level cache too large to test";
   std::vector<std::uint64_t> in(n), inclusive(n), exclusive(n);
   for (std::size_t i = 0; i < n; ++i) in[i] = (i * 2654435761U) % 1000;
   std::inclusive_scan(in.begin(), in.end(), inclusive.begin());
   std::exclusive_scan(in.begin(), in.end(), exclusive.begin(), std::uint64_t{7});
-  pools& p = all_pools();
-  for (fj::detail::pool_base* pool :
-       {static_cast<fj::detail::pool_base*>(&p.one), static_cast<fj::detail::pool_base*>(&p.two),
-        static_cast<fj::detail::pool_base*>(&p.four)}) {
+  for (fj::detail::pool_base* pool : pools_up_to_four()) {
     offset_output o(n);
     fj::inclusive_scan(*pool, in.begin(), in.end(), o.out);
     EXPECT_TRUE(std::equal(inclusive.begin(), inclusive.end(), o.out));
@@ -177,8 +178,7 @@ TEST(AlgorithmStreaming, LargeScansMatchStd) {
 
 TEST(AlgorithmStreaming, AThrowInALargeTransformReachesTheCaller) {
   std::size_t const n = streamed_size();
-  if (n * sizeof(std::uint64_t) > (std::size_t{512} << 20))
-    GTEST_SKIP() << "last-level cache too large to test";
+  if (too_large_to_test(n)) GTEST_SKIP() << "last-level cache too large to test";
   std::vector<std::uint64_t> in(n, 1), out(n, 0);
   std::atomic<std::size_t> calls{0};
   auto& pool = all_pools().two;
