@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -273,6 +275,127 @@ TEST(AlgorithmEntry, TheCallerTakesAWorkersPlace) {
     };
     EXPECT_EQ(fj::transform_reduce(pool, in.begin(), in.end(), std::uint64_t{0}, std::plus<>{}, noted), sum);
     EXPECT_LE(seen->count(), 2U) << "transform_reduce ran on more threads than the pool has workers";
+  }
+}
+
+// Elements take a hundred times as long or more on any thread but the caller: the pool's worker is the slow
+// end.
+class slow_worker_probe {
+ public:
+  void element(std::size_t i) {
+    if (std::this_thread::get_id() == caller_) {
+      (void)slow(i);
+      return;
+    }
+    worker_elements_.fetch_add(1, std::memory_order_relaxed);
+    std::size_t seen = first_worker_index_.load(std::memory_order_relaxed);
+    while (i < seen && !first_worker_index_.compare_exchange_weak(seen, i, std::memory_order_relaxed)) {
+    }
+    // Asleep rather than busy: it leaves the core to the caller, and sanitizers do not slow a sleep down.
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+  [[nodiscard]] std::size_t worker_elements() const { return worker_elements_.load(); }
+  [[nodiscard]] std::size_t first_worker_index() const { return first_worker_index_.load(); }
+
+ private:
+  std::thread::id caller_ = std::this_thread::get_id();
+  std::atomic<std::size_t> worker_elements_{0};
+  std::atomic<std::size_t> first_worker_index_{std::numeric_limits<std::size_t>::max()};
+};
+
+// The pool's end takes a quarter of what is left as its share once the pool has no room for another worker
+// (pool_share_divisor); a slow worker would then run all of it while the caller, done with everything else,
+// waits. Instead the caller takes the share's blocks from its right end (caller_end), and the worker runs
+// only the few it started meanwhile. The worker's first share begins at the first element it runs: from
+// there a quarter of the way to the end for a loop (its shares are taken from the left), up to the end for a
+// fold (from the right). A call is telling when that share was at least an eighth of the range. The OS
+// decides when the worker comes and how much of a core each thread gets, so a telling call may still have
+// the worker run most of its share (a caller that lost its core for a while): the test passes at the first
+// telling call in which the worker ran less than half, and fails if three telling calls all had it run more.
+// `call(probe)` runs one call and checks its result.
+template <class Call>
+void expect_caller_takes_the_slow_share(const char* what, std::size_t n, bool fold, Call call) {
+  int telling = 0;
+  for (int attempt = 0; attempt < 20 && telling < 3; ++attempt) {
+    slow_worker_probe probe;
+    call(probe);
+    std::size_t const first = probe.first_worker_index();
+    if (probe.worker_elements() == 0) continue;
+    std::size_t const share = fold ? n - first : (n - first) / 4;
+    if (share < n / 8) continue;
+    if (probe.worker_elements() < share / 2) return;
+    ++telling;
+    std::printf(
+        "[  NOTE    ] %s: the slow worker ran %zu elements of a share of about %zu (from element %zu)\n",
+        what, probe.worker_elements(), share, first);
+  }
+  if (telling == 0) {
+    std::printf("[  NOTE    ] %s: in no call did the pool's worker come early enough\n", what);
+    return;
+  }
+  ADD_FAILURE() << what << ": in " << telling << " telling calls the slow worker ran its whole share";
+}
+
+TEST(AlgorithmEntry, TheCallerTakesTheRestOfASlowWorkersShare) {
+  std::size_t const n = entry_size();
+  fj::lazy_pool pool(2);
+  expect_caller_takes_the_slow_share("for_each", n, false, [&](slow_worker_probe& probe) {
+    std::vector<std::atomic<int>> visits(n);
+    fj::for_each_index(pool, std::size_t{0}, n, [&](std::size_t i) {
+      probe.element(i);
+      visits[i].fetch_add(1, std::memory_order_relaxed);
+    });
+    std::size_t wrong = 0;
+    for (auto& v : visits) wrong += v.load(std::memory_order_relaxed) == 1 ? 0 : 1;
+    EXPECT_EQ(wrong, 0U) << "elements not visited exactly once";
+  });
+  // An element function that throws on the caller in a block of the worker's share (the loop's first share:
+  // a quarter of the way from the worker's first element to the end): the exception reaches the caller.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    slow_worker_probe probe;
+    bool thrown = false;
+    auto const caller = std::this_thread::get_id();
+    auto throw_in_share = [&](std::size_t i) {
+      std::size_t const first = probe.first_worker_index();
+      if (std::this_thread::get_id() == caller && first < n && i > first && i < first + (n - first) / 4) {
+        thrown = true;
+        throw element_error(i);
+      }
+      probe.element(i);
+    };
+    bool caught = false;
+    try {
+      fj::for_each_index(pool, std::size_t{0}, n, throw_in_share);
+    } catch (const element_error&) {
+      caught = true;
+    }
+    EXPECT_EQ(caught, thrown) << "an exception thrown in the caller's block of the worker's share was lost";
+    if (thrown) break;
+  }
+  // A fold in index order: the caller's blocks of the share go between the worker's part of it and the
+  // shares the worker took before (fold_shared).
+  std::vector<std::size_t> index(n);
+  std::iota(index.begin(), index.end(), std::size_t{0});
+  auto const maps = random_affine(n);
+  affine const serial = std::accumulate(maps.begin(), maps.end(), affine{}, compose{});
+  expect_caller_takes_the_slow_share("transform_reduce", n, true, [&](slow_worker_probe& probe) {
+    EXPECT_EQ(fj::transform_reduce(pool, index.begin(), index.end(), affine{}, compose{},
+                                   [&](std::size_t i) {
+                                     probe.element(i);
+                                     return maps[i];
+                                   }),
+              serial);
+  });
+
+  // A search: the caller finds the match, then runs the part of the worker's share left of it.
+  std::size_t const at = n - n / 4;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    slow_worker_probe probe;
+    auto const found = fj::find_if(pool, index.begin(), index.end(), [&](std::size_t i) {
+      probe.element(i);
+      return i == at;
+    });
+    EXPECT_EQ(found - index.begin(), static_cast<std::ptrdiff_t>(at));
   }
 }
 

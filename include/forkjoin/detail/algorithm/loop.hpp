@@ -136,8 +136,8 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
 // After the timed prefix the caller does not wait idle for the pool: it submits a root that takes shares of
 // what is left (a fold's from the RIGHT, a loop's from the left), again and again, and itself goes on taking
 // blocks from the LEFT until nothing is left (docs/algorithms.md "Entering the pool"). The caller is busy
-// while the pool's workers wake, and when it runs out of blocks the pool is finishing its last share, so the
-// caller polls before it blocks.
+// while the pool's workers wake, and when it runs out of blocks it takes the rest of the pool's last share
+// from its other end, then polls for the pool's end before it blocks.
 
 // What neither end has taken of the rest after the prefix, in blocks: [left, right) in one atomic word (left
 // in the low half), so that one compare-exchange takes from either end and the ends never cross.
@@ -147,6 +147,22 @@ class shared_ends {
 
   // `blocks` at most half_max.
   explicit shared_ends(std::uint64_t blocks) noexcept : word_(blocks << 32) {}
+
+  // Makes the word hold [first, last) anew. Only once it is empty: nobody's compare-exchange can then succeed
+  // on the value it replaces (each checks for blocks left first), and one that read an older value fails,
+  // since the shares held one after another never overlap (no value with blocks left comes back).
+  void hold(std::size_t first, std::size_t last) noexcept {
+    // relaxed: as in take_left; the word only decides who owns which block.
+    word_.store((static_cast<std::uint64_t>(last) << 32) | first, std::memory_order_relaxed);
+  }
+
+  // How many blocks are left: a hint, stale as soon as read.
+  [[nodiscard]] std::uint64_t left() const noexcept {
+    std::uint64_t const w = word_.load(std::memory_order_relaxed);  // relaxed: a hint
+    std::uint64_t const l = w & half_max;
+    std::uint64_t const r = w >> 32;
+    return r > l ? r - l : 0;
+  }
 
   // The leftmost block, now the caller's; false once the ends have met.
   bool take_left(std::size_t& block) noexcept {
@@ -163,6 +179,12 @@ class shared_ends {
         return true;
       }
     }
+  }
+
+  // The rightmost block; false once the ends have met.
+  bool take_right_block(std::size_t& block) noexcept {
+    std::size_t last = 0;
+    return take_share(block, last, half_max, false);
   }
 
   // A fold's pool share of the blocks left: the rightmost 1 / divisor of them (rounded up, so at least one):
@@ -213,7 +235,13 @@ struct shared_range {
   Ctx* ctx;
   std::size_t lo;
   std::size_t n;
-  shared_ends ends;
+  // The caller takes a block from `ends` and the worker running a loop's share a block from `share`: each on
+  // a pair of lines of its own (the adjacent-line prefetcher fetches pairs), so that neither invalidates the
+  // other's line at every block.
+  alignas(128) shared_ends ends;
+  // The pool's end's current share, which the worker running it takes from the left and the caller, once
+  // `ends` has met, from the right (share_loop, share_fold, caller_end). Empty until the first share.
+  alignas(128) shared_ends share{0};
 
   shared_range(Ctx* c, std::size_t from, std::size_t to)
       : ctx(c), lo(from), n(to), ends(blocks(c->block, from, to)) {}
@@ -232,15 +260,40 @@ struct shared_range {
   return (to - from) / block < shared_ends::half_max;
 }
 
+// The pool's end of a shared loop on its current share (s->share): one block at a time from the share's left,
+// so that the caller, once it has no blocks of its own, takes the share's blocks from the right instead of
+// waiting for this worker to finish them (caller_end). While another worker may join, the left half of what
+// is left goes to a forked, lazily split piece for it and the rest to a called share_loop (the caller is the
+// P-th thread), so that no block runs between a fork and its join.
+template <class Ctx>
+task<void> share_loop(shared_range<Ctx>* s) {
+  Ctx* const ctx = s->ctx;
+  while (!ctx->stop.stopped()) {
+    std::size_t first = 0;
+    std::size_t last = 0;
+    if (s->share.left() > 1 && should_split_beside_caller() && s->share.take_left_share(first, last, 2)) {
+      co_await fj::fork(lazy_loop<Ctx, true>, ctx, s->begin_of(first), s->end_of(last - 1));
+      co_await fj::call(share_loop<Ctx>, s);
+      co_await fj::join;
+      co_return;
+    }
+    std::size_t b = 0;
+    if (!s->share.take_left(b)) co_return;
+    ctx->run(s->begin_of(b), s->end_of(b));
+  }
+}
+
 // The pool's end of a shared loop: takes shares from the left, beside the caller (take_left_share,
-// pool_share_divisor), and runs each with lazy splitting, so that the workers that wake join in (up to P - 1
-// of them: the caller is the P-th thread), until the ends meet.
+// pool_share_divisor), until the ends meet, each run by share_loop. Both ends then run in index order: a
+// search that matched leaves the rest of the range for the caller to skip, and the caller takes what is left
+// of the worker's share up to the match.
 template <class Ctx>
 task<void> pool_end_loop(shared_range<Ctx>* s) {
   std::size_t first = 0;
   std::size_t last = 0;
   while (!s->ctx->stop.stopped() && s->ends.take_left_share(first, last, pool_share_divisor())) {
-    co_await fj::call(lazy_loop<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    s->share.hold(first, last);
+    co_await fj::call(share_loop<Ctx>, s);
     co_await fj::join;
   }
 }
@@ -252,10 +305,12 @@ inline constexpr std::uint64_t exit_spin_ns = 2 * target_block_ns;
 // After the caller's last block: the pool's end's result. If no worker has taken the root yet (the workers
 // are still waking, or busy), the caller has run every block itself: it takes the root back instead of
 // waiting for a worker to start it only to find nothing left, and the pool's part is T{} (nothing).
-// Otherwise it waits for the root, polling for up to exit_spin_ns before it blocks. `mine` is the caller's
-// own exception, if its part threw: it wins, and the pool's is counted as dropped.
-template <class T>
-T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr& mine) {
+// Otherwise it waits for the root, polling for up to exit_spin_ns (after the last block it helped with)
+// before it blocks. `help` runs one block of the pool's end's work on the caller and returns true, or finds
+// none and returns false. `mine` is the caller's own exception, if its part threw: it wins, and the pool's is
+// counted as dropped.
+template <class T, class Help>
+T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr& mine, Help help) {
   if (root.withdraw(core)) {
     if (mine) std::rethrow_exception(mine);
     if constexpr (std::is_void_v<T>) {
@@ -265,8 +320,12 @@ T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr
     }
   }
   using clock = std::chrono::steady_clock;
-  auto const until = clock::now() + std::chrono::nanoseconds(exit_spin_ns);
+  auto until = clock::now() + std::chrono::nanoseconds(exit_spin_ns);
   for (unsigned i = 1; !root.finished(); ++i) {
+    if (help()) {
+      until = clock::now() + std::chrono::nanoseconds(exit_spin_ns);
+      continue;
+    }
     cpu_relax();
     if (i % 32 == 0 && clock::now() >= until) break;
   }
@@ -281,21 +340,42 @@ T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr
   return root.wait();
 }
 
+template <class T>
+T finish_shared(pool_core& core, started_root<T>& root, const std::exception_ptr& mine) {
+  return finish_shared(core, root, mine, [] { return false; });
+}
+
 // The caller's end of a shared loop or fold, once `root` (the pool's end) is started: runs
 // block(lo, hi) on one block after another from the left until the ends meet or the call stops, then
-// returns the pool's end's result (finish_shared).
-template <class T, class Ctx, class Block>
-T caller_end(pool_core& core, shared_range<Ctx>& s, started_root<T>& root, Block block) {
+// returns the pool's end's result (finish_shared). While it waits for that, it runs help_block(lo, hi) on
+// blocks of the pool's end's current share, taken from the right (share_loop, share_fold).
+template <class T, class Ctx, class Block, class HelpBlock>
+T caller_end(pool_core& core, shared_range<Ctx>& s, started_root<T>& root, Block block,
+             HelpBlock help_block) {
   std::exception_ptr mine;
+  auto const stop_with = [&] {
+    // The pool's end stops too (the contexts' run() does this already; a sort's need not).
+    s.ctx->stop.stop();
+    mine = std::current_exception();
+  };
   try {
     std::size_t b = 0;
     while (!s.ctx->stop.stopped() && s.ends.take_left(b)) block(s.begin_of(b), s.end_of(b));
   } catch (...) {
-    // The pool's end stops too (the contexts' run() does this already; a sort's need not).
-    s.ctx->stop.stop();
-    mine = std::current_exception();
+    stop_with();
   }
-  return finish_shared(core, root, mine);
+  auto const help = [&]() noexcept {
+    std::size_t b = 0;
+    if (mine || s.ctx->stop.stopped() || !s.share.take_right_block(b)) return false;
+    try {
+      help_block(s.begin_of(b), s.end_of(b));
+    } catch (...) {
+      stop_with();
+      return false;
+    }
+    return true;
+  };
+  return finish_shared(core, root, mine, help);
 }
 
 // [from, n) shared between the caller and the pool (from ordinary code, automatic partition).
@@ -304,7 +384,8 @@ void loop_shared(Pool& pool, Ctx& ctx, std::size_t from, std::size_t n) {
   shared_range<Ctx> s(&ctx, from, n);
   started_root<void> root;
   root.start(pool.core(), pool_end_loop<Ctx>, &s);
-  caller_end(pool.core(), s, root, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
+  auto const run = [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); };
+  caller_end(pool.core(), s, root, run, run);
 }
 
 // From ordinary code: the serial part here, the rest as a root on `pool`.
@@ -438,21 +519,57 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
   return s;
 }
 
-// The pool's end of a shared fold: the fold of everything it took, which is contiguous (each share lies just
-// left of the one before), in index order.
+// A fold's pool end on its current share (s->share): blocks from the share's left, folded in index order.
+// While another worker may join, the left half of what is left goes to a forked, lazily split piece and the
+// rest to a called share_fold. What it folds is always a prefix of the share: the caller, once it has no
+// blocks of its own, takes the share's blocks from the right (caller_end).
 template <class Ctx>
-task<std::optional<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s) {
+task<std::optional<typename Ctx::value_type>> share_fold(shared_range<Ctx>* s) {
   using T = typename Ctx::value_type;
+  Ctx* const ctx = s->ctx;
   std::optional<T> acc;
+  while (!ctx->stop.stopped()) {
+    std::size_t first = 0;
+    std::size_t last = 0;
+    if (s->share.left() > 1 && should_split_beside_caller() && s->share.take_left_share(first, last, 2)) {
+      std::optional<T> left;
+      std::optional<T> right;
+      co_await fj::fork(&left, lazy_fold<Ctx, true>, ctx, s->begin_of(first), s->end_of(last - 1));
+      co_await fj::call(&right, share_fold<Ctx>, s);
+      co_await fj::join;
+      co_return combine(ctx, combine(ctx, std::move(acc), std::move(left)), std::move(right));
+    }
+    std::size_t b = 0;
+    if (!s->share.take_left(b)) break;
+    ctx->fold(acc, s->begin_of(b), s->end_of(b));
+  }
+  co_return acc;
+}
+
+// What a fold's pool end folded: its part of its last share, and its shares before that, which lie to the
+// right of the last (each share lies just left of the one before). The blocks the caller took of the last
+// share lie between the two.
+template <class T>
+struct pool_fold_part {
+  std::optional<T> last;
+  std::optional<T> right;
+};
+
+// The pool's end of a shared fold: takes shares from the right (take_right, pool_share_divisor) until the
+// ends meet, each run by share_fold.
+template <class Ctx>
+task<pool_fold_part<typename Ctx::value_type>> pool_end_fold(shared_range<Ctx>* s) {
+  using T = typename Ctx::value_type;
+  pool_fold_part<T> out;
   std::size_t first = 0;
   std::size_t last = 0;
   while (!s->ctx->stop.stopped() && s->ends.take_right(first, last, pool_share_divisor())) {
-    std::optional<T> piece;
-    co_await fj::call(&piece, lazy_fold<Ctx, true>, s->ctx, s->begin_of(first), s->end_of(last - 1));
+    s->share.hold(first, last);
+    out.right = combine(s->ctx, std::exchange(out.last, std::nullopt), std::move(out.right));
+    co_await fj::call(&out.last, share_fold<Ctx>, s);
     co_await fj::join;
-    acc = combine(s->ctx, std::move(piece), std::move(acc));
   }
-  co_return acc;
+  co_return out;
 }
 
 // [from, n) folded by the caller and the pool, after `prefix` (the fold of [0, from)).
@@ -462,11 +579,19 @@ std::optional<typename Ctx::value_type> fold_shared(Pool& pool, Ctx& ctx,
                                                     std::size_t from, std::size_t n) {
   using T = typename Ctx::value_type;
   shared_range<Ctx> s(&ctx, from, n);
-  started_root<std::optional<T>> root;
+  started_root<pool_fold_part<T>> root;
   root.start(pool.core(), pool_end_fold<Ctx>, &s);
-  std::optional<T> rest =
-      caller_end(pool.core(), s, root, [&](std::size_t lo, std::size_t hi) { ctx.fold(prefix, lo, hi); });
-  return combine(&ctx, std::move(prefix), std::move(rest));
+  // The caller's blocks of the pool's last share come from the right, so each goes in front of the others.
+  std::optional<T> helped;
+  pool_fold_part<T> pool_part = caller_end(
+      pool.core(), s, root, [&](std::size_t lo, std::size_t hi) { ctx.fold(prefix, lo, hi); },
+      [&](std::size_t lo, std::size_t hi) {
+        std::optional<T> block;
+        ctx.fold(block, lo, hi);
+        helped = combine(&ctx, std::move(block), std::move(helped));
+      });
+  std::optional<T> mine = combine(&ctx, std::move(prefix), std::move(pool_part.last));
+  return combine(&ctx, combine(&ctx, std::move(mine), std::move(helped)), std::move(pool_part.right));
 }
 
 // The fold of [0, n) (empty for n == 0), from ordinary code.
