@@ -477,4 +477,56 @@ TEST(AlgorithmEntry, TheEndsWordHandsOutEveryBlockOnce) {
   }
 }
 
+// The share word: the pool's end refills it with one share after another once it is empty and takes blocks
+// from its left; the caller takes single blocks from its right (in the algorithms only after the ends met,
+// here all the time). Serially the ends are exact; with the two threads at once, in shares moving right (a
+// loop's) and left (a fold's), every block is taken exactly once.
+TEST(AlgorithmEntry, TheShareWordHandsOutEveryBlockOnce) {
+  using fj::detail::algo::shared_ends;
+  {
+    shared_ends share(0);
+    std::size_t b = 0;
+    EXPECT_FALSE(share.take_right_block(b));
+    share.hold(3, 6);
+    EXPECT_EQ(share.left(), 3U);
+    ASSERT_TRUE(share.take_right_block(b));
+    EXPECT_EQ(b, 5U);
+    ASSERT_TRUE(share.take_left(b));
+    EXPECT_EQ(b, 3U);
+    ASSERT_TRUE(share.take_right_block(b));
+    EXPECT_EQ(b, 4U);
+    EXPECT_FALSE(share.take_left(b));
+    EXPECT_EQ(share.left(), 0U);
+  }
+  std::size_t const blocks = static_cast<std::size_t>(fj::test::scaled(200'000, 20'000));
+  for (bool rightwards : {true, false}) {
+    shared_ends share(0);
+    std::vector<std::atomic<int>> taken(blocks);
+    std::atomic<bool> done{false};
+    std::thread caller([&] {
+      std::size_t b = 0;
+      // relaxed: the flag only ends the loop; the final check below comes after the join.
+      while (!done.load(std::memory_order_relaxed)) {
+        if (share.take_right_block(b)) taken[b].fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+    // Shares of 1 to 64 blocks, one after another, from the left end of the range or from its right.
+    std::size_t const first_size = 17;
+    std::size_t next = rightwards ? 0 : blocks;
+    for (std::size_t size = first_size; rightwards ? next < blocks : next > 0; size = size % 64 + 1) {
+      std::size_t const first = rightwards ? next : next - std::min(size, next);
+      std::size_t const last = rightwards ? std::min(next + size, blocks) : next;
+      share.hold(first, last);
+      std::size_t b = 0;
+      while (share.take_left(b)) taken[b].fetch_add(1, std::memory_order_relaxed);
+      next = rightwards ? last : first;
+    }
+    done.store(true, std::memory_order_relaxed);
+    caller.join();
+    std::size_t wrong = 0;
+    for (auto& t : taken) wrong += t.load(std::memory_order_relaxed) == 1 ? 0 : 1;
+    EXPECT_EQ(wrong, 0U) << (rightwards ? "shares moving right" : "shares moving left");
+  }
+}
+
 }  // namespace
