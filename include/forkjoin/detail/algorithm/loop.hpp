@@ -153,12 +153,13 @@ class shared_ends {
   // since the shares held one after another never overlap (no value with blocks left comes back).
   void hold(std::size_t first, std::size_t last) noexcept {
     // relaxed: as in take_left; the word only decides who owns which block.
-    word_.store((static_cast<std::uint64_t>(last) << 32) | first, std::memory_order_relaxed);
+    word_.store((static_cast<std::uint64_t>(last) << 32) | first,
+                std::memory_order_relaxed);  // model: ends.hold
   }
 
   // How many blocks are left: a hint, stale as soon as read.
   [[nodiscard]] std::uint64_t left() const noexcept {
-    std::uint64_t const w = word_.load(std::memory_order_relaxed);  // relaxed: a hint
+    std::uint64_t const w = word_.load(std::memory_order_relaxed);  // model: none (a hint)
     std::uint64_t const l = w & half_max;
     std::uint64_t const r = w >> 32;
     return r > l ? r - l : 0;
@@ -169,12 +170,13 @@ class shared_ends {
     // relaxed: the word only decides who owns which block (each compare-exchange is an RMW, so every block
     // is taken once); nothing is published through it. What the pool's end computed reaches the caller
     // through the root's completion (root_base::complete, release; wait or finished, acquire).
-    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    std::uint64_t w = word_.load(std::memory_order_relaxed);  // model: ends.take_left.load
     while (true) {
       std::uint64_t const left = w & half_max;
       if (left >= (w >> 32)) return false;
       // relaxed (both orders): as above.
-      if (word_.compare_exchange_weak(w, w + 1, std::memory_order_relaxed, std::memory_order_relaxed)) {
+      if (word_.compare_exchange_weak(w, w + 1, std::memory_order_relaxed,
+                                      std::memory_order_relaxed)) {  // model: ends.take_left.cas
         block = static_cast<std::size_t>(left);
         return true;
       }
@@ -207,7 +209,7 @@ class shared_ends {
   // value that the compare-exchange installs over, so the ends never cross.
   bool take_share(std::size_t& first, std::size_t& last, std::uint64_t divisor, bool from_left) noexcept {
     // relaxed: as in take_left.
-    std::uint64_t w = word_.load(std::memory_order_relaxed);
+    std::uint64_t w = word_.load(std::memory_order_relaxed);  // model: ends.take_share.load
     while (true) {
       std::uint64_t const left = w & half_max;
       std::uint64_t const right = w >> 32;
@@ -217,7 +219,7 @@ class shared_ends {
       std::uint64_t const new_right = from_left ? right : right - share;
       // relaxed (both orders): as in take_left.
       if (word_.compare_exchange_weak(w, (new_right << 32) | new_left, std::memory_order_relaxed,
-                                      std::memory_order_relaxed)) {
+                                      std::memory_order_relaxed)) {  // model: ends.take_share.cas
         first = static_cast<std::size_t>(from_left ? left : new_right);
         last = static_cast<std::size_t>(from_left ? new_left : right);
         return true;
