@@ -322,6 +322,13 @@ struct row {
   double speedup;     // serial median / this median
   double gbps;        // bytes per second / 1e9, 0 when not memory-bound
   double over_bound;  // this median / the bound's median (same case and P); 0 when the case has no bound
+  // forkjoin's row only, against the best parallel peer (by median): the median over the rounds of the
+  // ratio of forkjoin's sample to that peer's in the same round, and in how many rounds forkjoin's was the
+  // faster; 0 and 0 of 0 when there is no peer.
+  double paired = 0;
+  std::size_t faster_rounds = 0;
+  std::size_t rounds = 0;
+  std::vector<double> samples{};  // seconds per call, one per round in round order (algorithms_samples.csv)
 };
 
 struct data {
@@ -562,6 +569,31 @@ struct group {
   }
 };
 
+// Fills forkjoin's paired figures (row::paired) for the group that starts at rows[first]. The samples of one
+// round were taken one after another, so a change of the machine's speed between rounds (other tenants, the
+// memory's state) moves both alike, and the per-round ratio cancels it where the ratio of the medians may
+// not; the count of rounds forkjoin won says whether a ratio near 1 is a tie (about half) or a consistent
+// difference.
+void pair_with_best_peer(std::vector<row>& rows, std::size_t first, std::size_t impls,
+                         const std::vector<std::vector<double>>& samples) {
+  group const g{&rows[first], impls};
+  const row* best = g.best_peer();
+  if (best == nullptr || g.forkjoin().seconds <= 0) return;
+  auto const& fj = samples[1];
+  auto const& peer = samples[static_cast<std::size_t>(best - &rows[first])];
+  if (fj.size() != peer.size() || fj.empty()) return;
+  std::vector<double> ratios;
+  std::size_t faster = 0;
+  for (std::size_t r = 0; r < fj.size(); ++r) {
+    ratios.push_back(fj[r] / peer[r]);
+    if (fj[r] < peer[r]) ++faster;
+  }
+  row& out = rows[first + 1];
+  out.paired = median(ratios);
+  out.faster_rounds = faster;
+  out.rounds = fj.size();
+}
+
 // The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
 // best parallel peer's and their ratio, forkjoin's over serial std::'s (the small-input target: at most 1.2
 // at 10^3 elements), and for memory-bound cases the bound's median, forkjoin's over it (the bandwidth target:
@@ -570,12 +602,13 @@ struct group {
 void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
   std::printf(
       "\nsummary: fj/best = forkjoin's median over the best parallel peer's (below 1: forkjoin faster); "
+      "paired = the median of the\nper-round ratios to that peer (fj won in k of n rounds); "
       "fj/serial = over serial std::'s;\n"
       "fj/bound = over the bound's (same access pattern, same arrays and cache state; README \"The "
       "bound\")\n");
-  std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %9s %10s %8s  %s\n", "algorithm", "input", "n", "P",
-              "forkjoin", "best peer", "(which)", "fj/best", "fj/serial", "bound", "fj/bound",
-              "GB/s fj, bound");
+  std::printf("%-17s %-18s %10s %2s %10s %10s %-20s %7s %-13s %9s %10s %8s  %s\n", "algorithm", "input", "n",
+              "P", "forkjoin", "best peer", "(which)", "fj/best", "paired (won)", "fj/serial", "bound",
+              "fj/bound", "GB/s fj, bound");
   for (std::size_t i = 0; i + impls + 1 <= rows.size(); i += impls + 1) {
     group const g{&rows[i], impls};
     row const& fj = g.forkjoin();
@@ -583,6 +616,9 @@ void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
     char ratio[32] = "—";
     if (best != nullptr && fj.seconds > 0)
       std::snprintf(ratio, sizeof ratio, "%.2f", fj.seconds / best->seconds);
+    char paired[48] = "—";
+    if (fj.rounds > 0)
+      std::snprintf(paired, sizeof paired, "%.2f (%zu/%zu)", fj.paired, fj.faster_rounds, fj.rounds);
     char of_serial[32] = "—";
     if (g.serial().seconds > 0 && fj.seconds > 0)
       std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / g.serial().seconds);
@@ -599,11 +635,11 @@ void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
     } else if (fj.gbps > 0) {
       std::snprintf(gbps, sizeof gbps, "%.2f", fj.gbps);
     }
-    std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %9s %10s %8s  %s\n", fj.algorithm.c_str(),
+    std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %-13s %9s %10s %8s  %s\n", fj.algorithm.c_str(),
                 fj.input.c_str(), fj.n, fj.workers, format_time(fj.seconds).c_str(),
                 best != nullptr ? format_time(best->seconds).c_str() : "—",
-                best != nullptr ? best->impl.c_str() : "—", ratio, of_serial, bound_time.c_str(), of_bound,
-                gbps);
+                best != nullptr ? best->impl.c_str() : "—", ratio, paired, of_serial, bound_time.c_str(),
+                of_bound, gbps);
   }
 }
 
@@ -691,12 +727,14 @@ int main(int argc, char** argv) {
           row rw{c.algorithm, c.input, n, w, k == bound_slot ? "bound" : impls[k].name, -1, 0, 0, 0};
           if (available[k]) {
             rw.seconds = median(samples[k]);
+            rw.samples = samples[k];
             rw.speedup = serial / rw.seconds;
             if (c.bytes > 0) rw.gbps = c.bytes / rw.seconds / 1e9;
             if (bound > 0) rw.over_bound = rw.seconds / bound;
           }
           rows.push_back(rw);
         }
+        pair_with_best_peer(rows, rows.size() - bound_slot - 1, impls.size(), samples);
         std::printf("%-17s %-18s n=%-10zu P=%d", c.algorithm.c_str(), c.input.c_str(), n, w);
         for (std::size_t k = 0; k <= bound_slot; ++k) {
           row const& rw = rows[rows.size() - bound_slot - 1 + k];
@@ -720,10 +758,26 @@ int main(int argc, char** argv) {
   {
     std::ofstream csv(o.out + "/algorithms.csv");
     csv << "algorithm,input,n,workers,implementation,median_seconds,speedup_vs_serial,gb_per_s,time_over_"
-           "bound\n";
+           "bound,paired_over_best_peer,rounds_won,rounds\n";
     for (auto const& r : rows) {
       csv << r.algorithm << ",\"" << r.input << "\"," << r.n << ',' << r.workers << ",\"" << r.impl << "\","
-          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.over_bound << '\n';
+          << r.seconds << ',' << r.speedup << ',' << r.gbps << ',' << r.over_bound << ',';
+      if (r.rounds > 0)
+        csv << r.paired << ',' << r.faster_rounds << ',' << r.rounds;
+      else
+        csv << ",,";
+      csv << '\n';
+    }
+  }
+  {
+    // Every sample, to tell an outlying median (every sample of a run slow, or a few) from a shifted one.
+    std::ofstream csv(o.out + "/algorithms_samples.csv");
+    csv << "algorithm,input,n,workers,implementation,round,seconds\n";
+    for (auto const& r : rows) {
+      for (std::size_t i = 0; i < r.samples.size(); ++i) {
+        csv << r.algorithm << ",\"" << r.input << "\"," << r.n << ',' << r.workers << ",\"" << r.impl << "\","
+            << i << ',' << r.samples[i] << '\n';
+      }
     }
   }
   {
@@ -738,16 +792,18 @@ int main(int argc, char** argv) {
     md << "bandwidth target for reduce and the scans: at most 1.10 at 10^7 and 10^8 elements; at smaller "
           "sizes ";
     md << "the data are in the caches and the ratio says nothing about bandwidth, so it is left out). ";
-    md << "`fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster).";
+    md << "`fj/best` is forkjoin's time over the best parallel peer's (below 1: forkjoin is faster); ";
+    md << "`paired` is the median over the rounds of forkjoin's sample over that peer's in the same round, ";
+    md << "with the rounds forkjoin won (about half: a tie).";
     char load[128];
     std::snprintf(load, sizeof load, " Load average (1 min) %.2f at the start, %.2f at the end.\n\n",
                   load_before, load_after);
     md << load;
     md << "| algorithm | input | n | P |";
     for (auto const& k : impls) md << ' ' << k.name << " |";
-    md << " bound (GB/s) | forkjoin GB/s | fj/bound | fj/best |\n|---|---|---|---|";
+    md << " bound (GB/s) | forkjoin GB/s | fj/bound | fj/best | paired (won) |\n|---|---|---|---|";
     for (std::size_t k = 0; k < impls.size(); ++k) md << "---|";
-    md << "---|---|---|---|\n";
+    md << "---|---|---|---|---|\n";
     for (std::size_t i = 0; i + bound_slot + 1 <= rows.size(); i += bound_slot + 1) {
       group const g{&rows[i], impls.size()};
       md << "| " << g.serial().algorithm << " | " << g.serial().input << " | " << g.serial().n << " | "
@@ -788,10 +844,17 @@ int main(int argc, char** argv) {
       } else {
         md << " |";
       }
+      if (fj.rounds > 0) {
+        std::snprintf(buf, sizeof buf, " %.2f (%zu/%zu) |", fj.paired, fj.faster_rounds, fj.rounds);
+        md << buf;
+      } else {
+        md << " |";
+      }
       md << '\n';
     }
     if (!all_ok) md << "\n**Some implementation gave a wrong answer** (see the program's error output).\n";
   }
-  std::printf("fj-algorithms: wrote %s/algorithms.md and algorithms.csv\n", o.out.c_str());
+  std::printf("fj-algorithms: wrote %s/algorithms.md, algorithms.csv and algorithms_samples.csv\n",
+              o.out.c_str());
   return all_ok ? 0 : 1;
 }
