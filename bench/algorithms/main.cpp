@@ -1,9 +1,9 @@
 // fj-algorithms: forkjoin's parallel algorithms (include/forkjoin/algorithm.hpp) against serial std::,
 // oneTBB, OpenMP and std::execution::par, at several sizes and worker counts. Implementations run
-// interleaved (one sample of each in turn, each round starting one further on), and each figure is the median
-// of the samples. Every
-// implementation's answer is checked against the serial one first. Each memory-bound case also times a bound,
-// the simplest fast code with the case's access pattern, in the same loop. See bench/algorithms/README.md.
+// interleaved (one sample of each in turn, the rounds' orders balanced: slot_in_round), and each figure is
+// the median of the samples. Every implementation's answer is checked against the serial one first. Each
+// memory-bound case also times a bound, the simplest fast code with the case's access pattern, in the same
+// loop. See bench/algorithms/README.md.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -37,7 +37,7 @@ using clock_type = std::chrono::steady_clock;
 struct options {
   std::vector<std::size_t> sizes{1'000, 100'000, 10'000'000};
   bool big = false;  // adds 10^8 for sort, reduce and the scans
-  int reps = 5;
+  int reps = 6;      // one block of the rounds' design (slot_in_round) with all four peers and the bound
   std::vector<int> workers{1, 2};
   std::string out = "results/algorithms";
   std::vector<std::string> only;  // algorithms to run (all when empty)
@@ -55,7 +55,7 @@ std::vector<std::string> split(const std::string& s) {
 
 [[noreturn]] void usage(int code) {
   std::printf(
-      "usage: fj-algorithms [--sizes 1000,100000,10000000] [--big] [--reps 5] [--workers 1,2]\n"
+      "usage: fj-algorithms [--sizes 1000,100000,10000000] [--big] [--reps 6] [--workers 1,2]\n"
       "                     [--algorithms for_each,transform,reduce,transform_reduce,inclusive_scan,\n"
       "                      exclusive_scan,count_if,find,sort,stable_sort] [--out results/algorithms] "
       "[--warm]\n"
@@ -530,6 +530,17 @@ std::vector<bench_case> make_cases(data& d, std::size_t n, const options& o, boo
   return cases;
 }
 
+// Which slot runs j-th in round r, for `slots` slots: a Williams design. Round 0 runs 0, 1, slots - 1, 2,
+// slots - 2, ...; round r adds r to each (mod slots); with an odd number of slots, every other block of
+// `slots` rounds runs its rounds backwards. Over every `slots` rounds (2 x slots when odd) each slot then
+// runs right after each other one equally often. Starting each round one slot further on in a fixed cyclic
+// order would not do that: every slot would always follow the same one.
+std::size_t slot_in_round(std::size_t r, std::size_t j, std::size_t slots) {
+  if (slots % 2 == 1 && (r / slots) % 2 == 1) j = slots - 1 - j;
+  std::size_t const base = j % 2 == 1 ? (j + 1) / 2 : (slots - j / 2) % slots;
+  return (base + r) % slots;
+}
+
 std::string format_time(double s) {
   char buf[64];
   if (s < 0) return "—";
@@ -688,10 +699,11 @@ int main(int argc, char** argv) {
         available[bound_slot] = static_cast<bool>(c.bound);
         for (int r = -1; r < o.reps; ++r) {  // r == -1: the checked warm-up call
           for (std::size_t j = 0; j <= bound_slot; ++j) {
-            // Round r starts at slot r (mod the slots), so that over the rounds each slot follows each other
-            // one equally often: what one implementation leaves behind (threads still spinning or waking, a
-            // core's state) then favours or hinders no implementation in particular.
-            std::size_t const k = r < 0 ? j : (j + static_cast<std::size_t>(r)) % (bound_slot + 1);
+            // The rounds follow a Williams design (slot_in_round), so that each slot runs right after each
+            // other one equally often: what one implementation leaves behind (threads still spinning or
+            // waking, a core's state, where the scheduler put a thread) then favours or hinders no
+            // implementation in particular.
+            std::size_t const k = r < 0 ? j : slot_in_round(static_cast<std::size_t>(r), j, bound_slot + 1);
             if (!available[k]) continue;
             if (k == bound_slot) t.arm();  // untimed, before the reset and eviction (see team)
             c.reset(r < 0);
