@@ -541,6 +541,29 @@ std::size_t slot_in_round(std::size_t r, std::size_t j, std::size_t slots) {
   return (base + r) % slots;
 }
 
+// Whether one block of slot_in_round's rounds runs every slot once per round and each slot right after each
+// other one equally often: checked at start-up, so that an edit that breaks the design fails the program.
+bool design_is_balanced(std::size_t slots) {
+  std::size_t const rounds = slots % 2 == 1 ? 2 * slots : slots;
+  std::vector<std::size_t> follows(slots * slots, 0);
+  for (std::size_t r = 0; r < rounds; ++r) {
+    std::vector<bool> seen(slots, false);
+    for (std::size_t j = 0; j < slots; ++j) {
+      std::size_t const k = slot_in_round(r, j, slots);
+      if (k >= slots || seen[k]) return false;
+      seen[k] = true;
+      if (j > 0) ++follows[slot_in_round(r, j - 1, slots) * slots + k];
+    }
+  }
+  std::size_t const each = slots % 2 == 1 ? 2 : 1;
+  for (std::size_t a = 0; a < slots; ++a) {
+    for (std::size_t b = 0; b < slots; ++b) {
+      if (a != b && follows[a * slots + b] != each) return false;
+    }
+  }
+  return true;
+}
+
 std::string format_time(double s) {
   char buf[64];
   if (s < 0) return "—";
@@ -683,6 +706,10 @@ int main(int argc, char** argv) {
   std::vector<row> rows;
   bool all_ok = true;
   std::size_t const bound_slot = impls.size();  // the bound: the last slot (of the first round)
+  if (!design_is_balanced(bound_slot + 1)) {
+    std::fprintf(stderr, "fj-algorithms: the rounds' order is not balanced for %zu slots\n", bound_slot + 1);
+    return 1;
+  }
   for (std::size_t n : sizes) {
     bool const big = o.big && n == 100'000'000;
     data d;
