@@ -705,7 +705,7 @@ int main(int argc, char** argv) {
   if (o.big) sizes.push_back(100'000'000);
   std::vector<row> rows;
   bool all_ok = true;
-  std::size_t const bound_slot = impls.size();  // the bound: the last slot (of the first round)
+  std::size_t const bound_slot = impls.size();  // the bound: the slot after the implementations'
   if (!design_is_balanced(bound_slot + 1)) {
     std::fprintf(stderr, "fj-algorithms: the rounds' order is not balanced for %zu slots\n", bound_slot + 1);
     return 1;
