@@ -167,7 +167,7 @@ algorithms_failed=0
 if [[ $wants_help -eq 0 ]] && has_target fj-algorithms; then
   cmake --build "$dir" -j "$jobs" --target fj-algorithms
   algorithms_args=(--out "$results/algorithms")
-  [[ " $* " == *" --scale quick "* || " $* " == *" --scale=quick "* ]] && algorithms_args+=(--sizes 1000,100000 --reps 3)
+  [[ " $* " == *" --scale quick "* || " $* " == *" --scale=quick "* ]] && algorithms_args+=(--sizes 1000,100000 --reps 6)
   read -r -a extra_algorithms_args <<<"${FJ_ALGORITHMS_ARGS:-}"
   algorithms_args+=("${extra_algorithms_args[@]}")
   echo "=== fj-algorithms ${algorithms_args[*]} (also in $results/algorithms/)"
