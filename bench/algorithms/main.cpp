@@ -608,13 +608,12 @@ struct group {
 // memory's state) moves both alike, and the per-round ratio cancels it where the ratio of the medians may
 // not; the count of rounds forkjoin won says whether a ratio near 1 is a tie (about half) or a consistent
 // difference.
-void pair_with_best_peer(std::vector<row>& rows, std::size_t first, std::size_t impls,
-                         const std::vector<std::vector<double>>& samples) {
+void pair_with_best_peer(std::vector<row>& rows, std::size_t first, std::size_t impls) {
   group const g{&rows[first], impls};
   const row* best = g.best_peer();
   if (best == nullptr || g.forkjoin().seconds <= 0) return;
-  auto const& fj = samples[1];
-  auto const& peer = samples[static_cast<std::size_t>(best - &rows[first])];
+  auto const& fj = g.forkjoin().samples;
+  auto const& peer = best->samples;
   if (fj.size() != peer.size() || fj.empty()) return;
   std::vector<double> ratios;
   std::size_t faster = 0;
@@ -626,6 +625,14 @@ void pair_with_best_peer(std::vector<row>& rows, std::size_t first, std::size_t 
   out.paired = median(ratios);
   out.faster_rounds = faster;
   out.rounds = fj.size();
+}
+
+// forkjoin's paired figures as the summary and algorithms.md show them ("1.02 (10/24)"); "—" without a peer.
+std::string format_paired(const row& fj) {
+  if (fj.rounds == 0) return "—";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.2f (%zu/%zu)", fj.paired, fj.faster_rounds, fj.rounds);
+  return buf;
 }
 
 // The summary the final measurement is read from: per case and worker count, forkjoin's median next to the
@@ -650,9 +657,6 @@ void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
     char ratio[32] = "—";
     if (best != nullptr && fj.seconds > 0)
       std::snprintf(ratio, sizeof ratio, "%.2f", fj.seconds / best->seconds);
-    char paired[48] = "—";
-    if (fj.rounds > 0)
-      std::snprintf(paired, sizeof paired, "%.2f (%zu/%zu)", fj.paired, fj.faster_rounds, fj.rounds);
     char of_serial[32] = "—";
     if (g.serial().seconds > 0 && fj.seconds > 0)
       std::snprintf(of_serial, sizeof of_serial, "%.2f", fj.seconds / g.serial().seconds);
@@ -672,8 +676,8 @@ void print_summary(const std::vector<row>& rows, std::size_t impls, bool warm) {
     std::printf("%-17s %-18s %10zu %2d %10s %10s %-20s %7s %-13s %9s %10s %8s  %s\n", fj.algorithm.c_str(),
                 fj.input.c_str(), fj.n, fj.workers, format_time(fj.seconds).c_str(),
                 best != nullptr ? format_time(best->seconds).c_str() : "—",
-                best != nullptr ? best->impl.c_str() : "—", ratio, paired, of_serial, bound_time.c_str(),
-                of_bound, gbps);
+                best != nullptr ? best->impl.c_str() : "—", ratio, format_paired(fj).c_str(), of_serial,
+                bound_time.c_str(), of_bound, gbps);
   }
 }
 
@@ -773,7 +777,7 @@ int main(int argc, char** argv) {
           }
           rows.push_back(rw);
         }
-        pair_with_best_peer(rows, rows.size() - bound_slot - 1, impls.size(), samples);
+        pair_with_best_peer(rows, rows.size() - bound_slot - 1, impls.size());
         std::printf("%-17s %-18s n=%-10zu P=%d", c.algorithm.c_str(), c.input.c_str(), n, w);
         for (std::size_t k = 0; k <= bound_slot; ++k) {
           row const& rw = rows[rows.size() - bound_slot - 1 + k];
@@ -883,12 +887,7 @@ int main(int argc, char** argv) {
       } else {
         md << " |";
       }
-      if (fj.rounds > 0) {
-        std::snprintf(buf, sizeof buf, " %.2f (%zu/%zu) |", fj.paired, fj.faster_rounds, fj.rounds);
-        md << buf;
-      } else {
-        md << " |";
-      }
+      md << ' ' << (fj.rounds > 0 ? format_paired(fj) : std::string()) << " |";
       md << '\n';
     }
     if (!all_ok) md << "\n**Some implementation gave a wrong answer** (see the program's error output).\n";
