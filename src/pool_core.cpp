@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,6 +57,17 @@ void check_modes(build_mode mode) {
       "CMake, define FJ_STACK_CHECKS as the library was built: 0 for a Release build, 1 for Debug)");
 }
 
+// pool_options::linger in nanoseconds, at most 2^62 (146 years), so that adding it to a time never overflows.
+std::uint64_t linger_nanoseconds(std::chrono::microseconds linger) {
+  if (linger.count() < 0) {
+    throw invalid_config_error("linger must not be negative (asked for " + std::to_string(linger.count()) +
+                               " microseconds)");
+  }
+  constexpr std::uint64_t cap = std::uint64_t{1} << 62;
+  auto const us = static_cast<std::uint64_t>(linger.count());
+  return us > cap / 1000 ? cap : us * 1000;
+}
+
 std::vector<std::size_t> first_n(std::size_t n) {
   std::vector<std::size_t> v(n);
   for (std::size_t i = 0; i < n; ++i) v[i] = i;
@@ -80,6 +93,7 @@ pool_engine::pool_engine(pool_core& self, const pool_core::config& cfg, build_mo
       steal_(cfg.steal),
       idle_(cfg.idle),
       stack_budget_(cfg.options.stack_budget),
+      linger_ns_(linger_nanoseconds(cfg.options.linger)),
       chaos_(mode.chaos) {
   check_modes(mode);
   if (cfg.options.workers == 0) throw invalid_config_error("a pool needs at least one worker (asked for 0)");
@@ -223,7 +237,7 @@ void pool_engine::wake_a_sleeper() noexcept {
 }
 
 void pool_engine::wake_a_thief(std::size_t group, const worker_context* self) noexcept {
-  wake_one(0, [&](const worker_context& w) { return &w != self && w.group == group; });
+  wake_one(0, [&](const worker_context& w) { return &w != self && w.group == group; }, true);
 }
 
 void pool_engine::stop_workers() noexcept {
@@ -322,6 +336,28 @@ bool pool_core::withdraw_root(root_base& root) noexcept {
   // A worker woken for this root finds the queue without it and goes back to sleep (sleep.md, step 4).
   root.inflight->remove();
   return true;
+}
+
+bool pool_core::has_idle_worker() const noexcept {
+  pool_engine const& e = *engine_;
+  // relaxed, both: a hint, as in room_beside_caller(). A stale answer costs a call that waits out a longer
+  // prefix, or one that submits a root that no worker takes in time and then withdraws it.
+  auto const sleepers = static_cast<std::int64_t>(e.sleepers_.n.load(std::memory_order_relaxed));
+  return static_cast<std::int64_t>(e.workers_.size()) - sleepers - e.accounting_->active() > 0;
+}
+
+void pool_core::wake_for_next_call() noexcept {
+  pool_engine& e = *engine_;
+  if (e.idle_ != pool_engine::idle_policy::sleep || !e.steal_ || e.linger_ns_ == 0) return;
+  // This thread's last such call, on which pool and when. A pool destroyed and another made at its address
+  // costs at most one needless wake-up.
+  thread_local const pool_engine* last_pool = nullptr;
+  thread_local std::uint64_t last_call_ns = 0;
+  std::uint64_t const now = steady_nanoseconds();
+  bool const again = last_pool == &e && now - last_call_ns < e.linger_ns_;
+  last_pool = &e;
+  last_call_ns = now;
+  if (again) e.wake_a_sleeper();
 }
 
 void pool_core::prewake() noexcept {

@@ -4,6 +4,7 @@
 // parts. Construction, destruction and submission are src/pool_core.cpp; the loop is src/scheduler.cpp.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -24,6 +25,13 @@
 #include "forkjoin/topology.hpp"
 
 namespace fj::detail {
+
+// The steady clock in nanoseconds: lingering workers' deadlines and the entry's "called again soon" test.
+inline std::uint64_t steady_nanoseconds() noexcept {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
 
 class pool_engine {
  public:
@@ -50,6 +58,8 @@ class pool_engine {
   bool const steal_;
   idle_policy const idle_;
   std::size_t const stack_budget_;
+  // pool_options::linger in nanoseconds; used only where workers sleep and steal (lazy pools).
+  std::uint64_t const linger_ns_;
   void (*const chaos_)() noexcept;  // the user's chaos hook, or null (build_mode.hpp)
   topology placement_ = topology::uniform(1);
   bool pinned_ = false;
@@ -103,8 +113,9 @@ class pool_engine {
   void wake_a_thief(std::size_t group, const worker_context* self) noexcept;
   // Notifies the first worker, counting round from `first`, that `eligible` accepts and that is registered
   // in its event count, if there is one.
+  // `as_thief`: only to keep a thief awake, so the worker does not linger after it (woken_as_thief).
   template <class Eligible>
-  void wake_one(std::size_t first, Eligible eligible) noexcept;
+  void wake_one(std::size_t first, Eligible eligible, bool as_thief = false) noexcept;
   void stop_workers() noexcept;
   // A worker that registered in sleep() is awake again (it cancelled, or its wait returned).
   void leave_sleepers() noexcept {
@@ -129,6 +140,15 @@ class pool_engine {
   // Both return true when the worker must stay awake: it spins k_awake_rounds before trying to sleep again.
   bool sleep(worker_context& w);
   bool idle(worker_context& w, std::uint32_t round);
+  // Past its k_spin_rounds, whether a lazy worker lingers (pool_options::linger) instead of sleeping: it
+  // reads the clock and yields every k_linger_rounds.
+  static constexpr std::uint32_t k_linger_rounds = 64;
+  bool linger(worker_context& w, std::uint32_t round) noexcept;
+  // The idle round after `round`. A long linger can count past 2^32 rounds: the count then goes on just past
+  // the spin (not to 0, which would spin again and restart the linger), keeping its cadence of clock reads.
+  static constexpr std::uint32_t next_idle_round(std::uint32_t round) noexcept {
+    return round == ~std::uint32_t{0} ? k_spin_rounds + 1 : round + 1;
+  }
   // Runs a task handed over through the inbox or the shared queue: a root, or a task that moved itself here.
   void run_submission(worker_context& w, submission* s);
   // Runs a continuation left behind on w's own deque (steal.hpp take_left_behind).
@@ -147,7 +167,7 @@ class pool_engine {
 };
 
 template <class Eligible>
-void pool_engine::wake_one(std::size_t first, Eligible eligible) noexcept {
+void pool_engine::wake_one(std::size_t first, Eligible eligible, bool as_thief) noexcept {
   // seq_cst fence: pairs with the fence in sleep() (store buffering): either that worker's re-check sees
   // what the caller published before this call (a push on the shared queue, active_/thieves_), or we see
   // its registration in its event count below.
@@ -161,6 +181,8 @@ void pool_engine::wake_one(std::size_t first, Eligible eligible) noexcept {
   for (std::size_t k = 0; k < n; ++k) {
     worker_context& w = *workers_[(first + k) % n];
     if (eligible(w) && w.sleep.waiters() != 0) {
+      // relaxed: published to the worker by the notify's release RMW, which its wait's acquire load reads.
+      if (as_thief) w.woken_as_thief.store(true, std::memory_order_relaxed);
       w.sleep.notify_one();
       return;
     }

@@ -78,7 +78,7 @@ void pool_engine::run(worker_context& w) {
     }
     // acquire: pairs with the release store in stop_workers().
     if (stop_.load(std::memory_order_acquire)) break;
-    if (idle(w, idle_rounds++)) idle_rounds = k_spin_rounds - k_awake_rounds;
+    idle_rounds = idle(w, idle_rounds) ? k_spin_rounds - k_awake_rounds : next_idle_round(idle_rounds);
   }
   if (!tls_stack->empty()) internal_error("a worker stopped with frames on its stack");
   delete tls_stack;
@@ -152,12 +152,18 @@ bool pool_engine::sleep(worker_context& w) {
     return true;
   } else {
     worker_counters::bump(w.counters.sleeps);
-    auto const t0 = std::chrono::steady_clock::now();
+    std::uint64_t const t0 = steady_nanoseconds();
     w.sleep.wait(key);
     leave_sleepers();
-    auto const slept = std::chrono::steady_clock::now() - t0;
-    worker_counters::add(w.counters.nanoseconds_asleep,
-                         static_cast<std::uint64_t>(std::chrono::nanoseconds(slept).count()));
+    std::uint64_t const woke = steady_nanoseconds();
+    worker_counters::add(w.counters.nanoseconds_asleep, woke - t0);
+    // A worker woken for work lingers as after work it found itself, so that one woken ahead of it (a
+    // prewake, or a root that its caller withdrew) is still awake when the next comes; one woken only to
+    // keep a thief awake stays awake by that rule for as long as work is active, and no longer. relaxed:
+    // the waker's store is ordered before its notify, which this wake-up read (acquire).
+    bool const as_thief = w.woken_as_thief.load(std::memory_order_relaxed);
+    if (as_thief) w.woken_as_thief.store(false, std::memory_order_relaxed);
+    w.linger_until_ns = as_thief ? 0 : woke + linger_ns_;
   }
   accounting_->come_back(w.group);
   return false;
@@ -165,11 +171,13 @@ bool pool_engine::sleep(worker_context& w) {
 
 bool pool_engine::idle(worker_context& w, std::uint32_t round) {
   if (idle_ == idle_policy::sleep) {
+    if (round == 0) w.linger_armed = true;  // the last round found work
     // A lazy worker keeps trying for a while before it sleeps: work often arrives within microseconds.
     if (steal_ && round < k_spin_rounds) {
       cpu_relax();
       return false;
     }
+    if (linger(w, round)) return false;
     return sleep(w);
   }
   if (round % 64 == 63) {
@@ -178,6 +186,28 @@ bool pool_engine::idle(worker_context& w, std::uint32_t round) {
     cpu_relax();
   }
   return false;
+}
+
+bool pool_engine::linger(worker_context& w, std::uint32_t round) noexcept {
+  if (linger_ns_ == 0 || !steal_) return false;
+  std::uint32_t const past = round - k_spin_rounds;
+  if (past % k_linger_rounds != 0) {
+    cpu_relax();
+    return true;
+  }
+  std::uint64_t const now = steady_nanoseconds();
+  // The first round past the spin starts the linger of an idle period that began after work. One that began
+  // with staying awake (sleep()'s must-stay-awake branch restarts at k_spin_rounds - k_awake_rounds) keeps
+  // the deadline it had; after a wake-up the rounds go on from where the worker slept, and sleep() has set
+  // the deadline.
+  if (past == 0 && w.linger_armed) {
+    w.linger_armed = false;
+    w.linger_until_ns = now + linger_ns_;
+  }
+  if (now >= w.linger_until_ns) return false;
+  // Lets a thread that shares this core (the caller of a parallel algorithm, between its calls) run.
+  std::this_thread::yield();
+  return true;
 }
 
 // ---- running what the worker found ----

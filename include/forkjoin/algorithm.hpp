@@ -132,8 +132,8 @@ Out scan_on(Pool& pool, It first, It last, Out d_first, std::optional<T> carry, 
     scan_block(first, d_first, 0, n, carry, op, inclusive);
     return at(d_first, n);
   }
-  std::size_t const done =
-      scan_start(first, d_first, n, carry, op, inclusive, p, entry_budget(pool), pool_prewake<Pool>{&pool});
+  std::size_t const done = scan_start(first, d_first, n, carry, op, inclusive, p, scan_entry_budget(pool),
+                                      pool_prewake<Pool>{&pool});
   if (done < n) {
     chain_ctx<It, Out, T, Op> ctx(first, d_first, &op, inclusive);
     plan_chunks(ctx, done, n, p);

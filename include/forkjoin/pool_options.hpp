@@ -1,6 +1,7 @@
 #pragma once
 // Construction options shared by forkjoin's pools, and the per-worker statistics they report.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 
@@ -26,6 +27,10 @@ inline constexpr std::size_t unlimited_stack_budget = ~std::size_t{0};
 // runaway recursion ends in fj::stack_budget_error instead of exhausting the machine's memory.
 inline constexpr std::size_t default_stack_budget = std::size_t{1} << 30;
 
+// The default linger: long enough that a thread calling parallel algorithms on mid-sized inputs back to back
+// (tens to hundreds of microseconds each, with its own work in between) finds a worker awake at each call.
+inline constexpr std::chrono::microseconds default_linger{200};
+
 struct pool_options {
   std::size_t workers = default_worker_count();  // must be at least 1
   // OS stack of each worker thread; 0 keeps the system default. Tasks do not run on it (their frames live on
@@ -38,6 +43,13 @@ struct pool_options {
   // whose frame would take its stack beyond it is not created, and fj::stack_budget_error is thrown where it
   // was forked or called. At least 4096 (one stacklet); unlimited_stack_budget disables the check.
   std::size_t stack_budget = default_stack_budget;
+  // How long a worker of a lazy pool keeps looking for work, after it last ran some or was woken, before it
+  // sleeps (docs/protocols/sleep.md, step 3). While one is awake, a parallel algorithm called from ordinary
+  // code enters the pool without a wake-up, and so goes parallel on much smaller inputs (docs/algorithms.md
+  // "Grain"). The price is CPU time: each such worker polls for work, yielding its core now and then, for up
+  // to this long after every burst of work. Zero: a worker sleeps after a short spin. Negative values are
+  // refused (fj::invalid_config_error). Busy pools (which never sleep) and unit pools ignore it.
+  std::chrono::microseconds linger = default_linger;
 };
 
 // Per-worker counters, cheap enough to be always on: each is written only by its worker, on the scheduler's

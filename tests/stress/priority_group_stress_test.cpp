@@ -164,7 +164,8 @@ TEST(PriorityGroupStress, GroupsComeAndGoWhileOthersRun) {
 // watchdog fires (sleep.md "The sleeper count"). Each round also reuses the group after wait().
 template <class Group>
 void spawns_while_falling_asleep(std::size_t workers, fj::test::watchdog& dog, const std::string& name) {
-  fj::lazy_pool pool(workers);
+  // No linger: the workers go to sleep within the pauses below.
+  fj::lazy_pool pool(fj::pool_options{.workers = workers, .linger = {}});
   Group g(pool);
   std::uint64_t x = fj::test::default_seed;
   int const rounds_count = static_cast<int>(fj::test::scaled(3000, 200));

@@ -1,4 +1,5 @@
-// fj::lazy_pool: correct results, sleeping when idle, waking for work, and shutdown under load.
+// fj::lazy_pool: correct results, sleeping when idle, lingering before it, waking for work, and shutdown
+// under load.
 
 #include <gtest/gtest.h>
 #include <forkjoin/forkjoin.hpp>
@@ -27,6 +28,10 @@ void within(std::chrono::seconds limit, F body) {
   done.get();
 }
 
+// A pool whose workers sleep as soon as their spin ends: the tests of the wake-up path need workers asleep
+// between their cycles, which a linger would keep awake.
+fj::pool_options no_linger(std::size_t workers) { return {.workers = workers, .linger = {}}; }
+
 bool wait_until_all_asleep(fj::lazy_pool& pool) {
   auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (pool.sleeping() != pool.size()) {
@@ -52,12 +57,70 @@ TEST(LazyPool, IdleWorkersFallAsleep) {
   EXPECT_GT(sleeps, 0u);
 }
 
+TEST(LazyPool, NegativeLingerIsRefused) {
+  EXPECT_THROW(fj::lazy_pool pool(fj::pool_options{.workers = 2, .linger = std::chrono::microseconds(-1)}),
+               fj::invalid_config_error);
+  EXPECT_THROW(fj::busy_pool pool(fj::pool_options{.workers = 2, .linger = std::chrono::microseconds(-1)}),
+               fj::invalid_config_error);
+}
+
+// Workers linger after their work instead of sleeping: with a linger of an hour nobody sleeps, and the pool
+// still stops at once when it is destroyed (a lingering worker checks for the stop on every round).
+TEST(LazyPool, LingeringWorkersStayAwakeAfterWork) {
+  within(std::chrono::seconds(60), [] {
+    fj::lazy_pool pool(fj::pool_options{.workers = 3, .linger = std::chrono::hours(1)});
+    EXPECT_EQ(fj::sync_wait(pool, fib, 18), 2584);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_EQ(pool.sleeping(), 0u);
+    std::uint64_t sleeps = 0;
+    for (const auto& s : pool.stats()) sleeps += s.sleeps;
+    EXPECT_EQ(sleeps, 0u);
+  });
+}
+
+// A finite linger ends: the workers then sleep as without one.
+TEST(LazyPool, LingeringWorkersFallAsleepWhenTheLingerEnds) {
+  fj::lazy_pool pool(fj::pool_options{.workers = 3, .linger = std::chrono::milliseconds(20)});
+  EXPECT_EQ(fj::sync_wait(pool, fib, 18), 2584);
+  EXPECT_TRUE(wait_until_all_asleep(pool));
+}
+
+// What a parallel algorithm asks on entry (pool_core::has_idle_worker), and how a thread calling again and
+// again gets a worker woken for its next call (pool_core::wake_for_next_call): not on its first such call,
+// on the second within the linger, and never on a pool without a linger.
+TEST(LazyPool, ASecondCallSoonAfterTheFirstWakesAWorkerForTheNext) {
+  fj::lazy_pool awake(fj::pool_options{.workers = 2, .linger = std::chrono::hours(1)});
+  EXPECT_TRUE(awake.core().has_idle_worker());
+
+  auto stays_asleep = [](fj::lazy_pool& pool) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return pool.sleeping() == pool.size();
+  };
+  fj::lazy_pool pool(fj::pool_options{.workers = 2, .linger = std::chrono::milliseconds(500)});
+  ASSERT_TRUE(wait_until_all_asleep(pool));
+  EXPECT_FALSE(pool.core().has_idle_worker());
+  pool.core().wake_for_next_call();
+  EXPECT_TRUE(stays_asleep(pool)) << "the first call woke a worker";
+  pool.core().wake_for_next_call();
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!pool.core().has_idle_worker() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_TRUE(pool.core().has_idle_worker()) << "the second call within the linger woke nobody";
+
+  fj::lazy_pool no_wait(no_linger(2));
+  ASSERT_TRUE(wait_until_all_asleep(no_wait));
+  no_wait.core().wake_for_next_call();
+  no_wait.core().wake_for_next_call();
+  EXPECT_TRUE(stays_asleep(no_wait)) << "a pool without a linger woke a worker ahead of work";
+}
+
 class LazyPoolWakeups : public ::testing::TestWithParam<std::size_t> {};
 
 // "All asleep -> submit one tiny task -> wait for it", many times. Every few cycles the test waits until
 // every worker really sleeps, so that the wake-up path is exercised from the deepest idle state.
 TEST_P(LazyPoolWakeups, NoWakeUpIsLostOverManyCycles) {
-  fj::lazy_pool pool(GetParam());
+  fj::lazy_pool pool(no_linger(GetParam()));
   auto const cycles = static_cast<int>(fj::test::scaled(100'000, 5'000));
   within(std::chrono::seconds(240), [&] {
     for (int i = 0; i < cycles; ++i) {

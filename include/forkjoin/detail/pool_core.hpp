@@ -143,6 +143,16 @@ class pool_core {
   // when they arrive instead of being woken by the submission (docs/algorithms.md "Grain").
   void prewake() noexcept;
 
+  // For a parallel algorithm called from ordinary code: whether a worker is awake and idle (neither asleep
+  // nor running a task), so that the call can enter the pool without waiting for a wake-up. A hint.
+  [[nodiscard]] bool has_idle_worker() const noexcept;
+
+  // A call from ordinary code stayed on its caller only because every worker slept. If this pool's workers
+  // linger (pool_options::linger) and the same thread's previous such call on this pool was less than a
+  // linger ago, wakes one worker (a plain notify) for the calls to come, which then find it awake: a thread
+  // calling again and again keeps a worker awake (docs/algorithms.md "Grain").
+  void wake_for_next_call() noexcept;
+
  private:
   pool_core(const config& cfg, build_mode mode);
 

@@ -66,6 +66,9 @@ struct worker_context {
   // needs another worker awake (sleep.md). Its own lines, as for the fields below: wakers read it, its
   // worker writes it around every sleep.
   alignas(128) fj::event_count sleep;
+  // Set by a waker that wakes this worker only to keep a thief awake (sleep.md "Lingering"): it then does
+  // not linger after the wake-up. Relaxed both ways: a hint, read once after each wake-up.
+  std::atomic<bool> woken_as_thief{false};
   // An empty stack kept for the next steal, so that stealing does not call the allocator in steady state.
   // With `stack` on lines that thieves read in every steal from this worker and that its owner seldom writes.
   alignas(128) segmented_stack* spare = nullptr;
@@ -76,6 +79,11 @@ struct worker_context {
   std::atomic<segmented_stack*> stack{nullptr};
   // Written by this worker on every steal attempt.
   alignas(128) worker_counters counters;
+  // A lingering worker (pool_options::linger) sleeps once the steady clock, in nanoseconds, passes this;
+  // linger_armed: the idle period began after work, so the linger starts when the spin ends. Only its
+  // worker reads and writes them.
+  std::uint64_t linger_until_ns = 0;
+  bool linger_armed = false;
 };
 
 // The worker running on this thread, or null on ordinary threads.

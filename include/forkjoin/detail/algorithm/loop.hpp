@@ -49,9 +49,39 @@ void check_not_own_worker(Pool& pool) {
     throw_own_worker();
 }
 
-// The timed prefix's budget for a call from ordinary code.
+// The timed prefix's budget, and the pool to wake a worker of for the caller's next call when this one stays
+// on the caller only because every worker sleeps (null inside a task, where the workers are awake).
+struct entry_gate {
+  std::uint64_t budget_ns;
+  pool_core* asleep = nullptr;
+};
+
+// The gate of a call from ordinary code: a short budget when a worker is awake and idle to take the call
+// without a wake-up (pool_core::has_idle_worker), the long one otherwise.
 template <scheduler Pool>
-std::uint64_t entry_budget(Pool& pool) {
+entry_gate entry_budget(Pool& pool) {
+  pool_core& core = pool.core();
+  if (core.size() == 1) return {unlimited_ns};
+  if (core.has_idle_worker()) return {enter_awake_pool_ns};
+  return {enter_pool_ns, &core};
+}
+
+// Runs the automatic partition's timed prefix through `gate`: a call that looks longer than the short budget
+// while every worker sleeps stays on the caller (the long budget) and wakes a worker for the next call
+// (pool_core::wake_for_next_call).
+template <class Block>
+gate_result gated_prefix(std::size_t n, entry_gate gate, Block block) {
+  auto const wish = [core = gate.asleep] {
+    if (core != nullptr) core->wake_for_next_call();
+  };
+  return timed_prefix(n, gate.budget_ns, block, prefix_end::projected, no_prewake{},
+                      gate.asleep != nullptr ? enter_awake_pool_ns : 0, wish);
+}
+
+// A scan's budget from ordinary code, awake workers or not: its parallel part reads some of the input twice,
+// so a scan short enough for the awake budget is faster on the caller alone.
+template <scheduler Pool>
+std::uint64_t scan_entry_budget(Pool& pool) {
   return pool.core().size() == 1 ? unlimited_ns : enter_pool_ns;
 }
 
@@ -105,7 +135,7 @@ struct loop_start {
 };
 
 template <class Ctx>
-loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget_ns) {
+loop_start start_loop(Ctx& ctx, std::size_t n, partition p, entry_gate gate) {
   switch (p.how()) {
     case partition::kind::fixed:
     case partition::kind::grain:
@@ -117,11 +147,11 @@ loop_start start_loop(Ctx& ctx, std::size_t n, partition p, std::uint64_t budget
       return {0, p.how() == partition::kind::fixed};
     case partition::kind::automatic: break;
   }
-  if (n < serial_cutoff || budget_ns == unlimited_ns) {
+  if (n < serial_cutoff || gate.budget_ns == unlimited_ns) {
     ctx.run(0, n);
     return {n, false};
   }
-  gate_result const g = timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
+  gate_result const g = gated_prefix(n, gate, [&](std::size_t lo, std::size_t hi) { ctx.run(lo, hi); });
   ctx.block = g.block;
   if (n - g.done <= g.block) {
     // What is left would be a single block on the pool, run after a wake-up: cheaper here.
@@ -412,7 +442,7 @@ void loop_on(Pool& pool, Ctx& ctx, std::size_t n, partition p) {
 // Inside a task: the serial part, then the rest as a called child.
 template <class Ctx>
 task<void> loop_in_task(Ctx* ctx, std::size_t n, partition p) {
-  loop_start const s = start_loop(*ctx, n, p, in_task_gate_ns);
+  loop_start const s = start_loop(*ctx, n, p, entry_gate{in_task_gate_ns});
   if (s.done == n || ctx->stop.stopped()) co_return;  // stopped: a search already found its answer
   if (s.fixed) {
     co_await fj::call(fixed_loop<Ctx>, ctx, s.done, n);
@@ -489,8 +519,7 @@ struct fold_start {
 };
 
 template <class Ctx>
-fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partition p,
-                                                std::uint64_t budget_ns) {
+fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partition p, entry_gate gate) {
   using T = typename Ctx::value_type;
   fold_start<T> s{std::nullopt, 0, false};
   switch (p.how()) {
@@ -505,13 +534,13 @@ fold_start<typename Ctx::value_type> start_fold(Ctx& ctx, std::size_t n, partiti
       return s;
     case partition::kind::automatic: break;
   }
-  if (n < serial_cutoff || budget_ns == unlimited_ns) {
+  if (n < serial_cutoff || gate.budget_ns == unlimited_ns) {
     if (n != 0) ctx.fold(s.prefix, 0, n);
     s.done = n;
     return s;
   }
   gate_result const g =
-      timed_prefix(n, budget_ns, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); });
+      gated_prefix(n, gate, [&](std::size_t lo, std::size_t hi) { ctx.fold(s.prefix, lo, hi); });
   ctx.block = g.block;
   s.done = g.done;
   if (n - g.done <= g.block) {
@@ -618,7 +647,7 @@ std::optional<typename Ctx::value_type> fold_on(Pool& pool, Ctx& ctx, std::size_
 
 template <class Ctx>
 task<std::optional<typename Ctx::value_type>> fold_in_task(Ctx* ctx, std::size_t n, partition p) {
-  auto s = start_fold(*ctx, n, p, in_task_gate_ns);
+  auto s = start_fold(*ctx, n, p, entry_gate{in_task_gate_ns});
   if (s.done == n) co_return std::move(s.prefix);
   ctx->beside_others = folds_beside_others(*tls_worker->pool, s.fixed);
   std::optional<typename Ctx::value_type> rest;

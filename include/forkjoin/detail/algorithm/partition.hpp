@@ -66,6 +66,9 @@ inline constexpr std::size_t serial_cutoff = 2048;
 // The timed prefix of a call from ordinary code: entering the pool (a submission, a wake-up, a blocking
 // wait) costs tens of microseconds, so work that finishes within this much time stays on the caller.
 inline constexpr std::uint64_t enter_pool_ns = 50'000;
+// The same when a worker is awake and idle: entering then costs a submission that an awake worker takes
+// within microseconds, so a call goes parallel once it looks longer than this.
+inline constexpr std::uint64_t enter_awake_pool_ns = 8'000;
 // The timed prefix inside a task, where going parallel costs only forks: just long enough to measure.
 inline constexpr std::uint64_t in_task_gate_ns = 4'000;
 // The budget of a call on a pool of one worker: that worker would only run the work the caller can run
@@ -173,14 +176,19 @@ struct no_prewake {
 // reaches the budget. Deciding then, not at the end of the budget, starts the pool's workers while most of a
 // call of a few hundred microseconds is still ahead; the quarter keeps the first, cold blocks from deciding
 // alone.
-template <class Block, class Half = no_prewake>
+//
+// `wish`, with `wish_ns` below the budget (a projected prefix from ordinary code while every worker sleeps):
+// called once when the call first looks longer than `wish_ns` and does not go parallel on that block.
+template <class Block, class Half = no_prewake, class Wish = no_prewake>
 gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block,
-                         prefix_end when = prefix_end::projected, Half half = {}) {
+                         prefix_end when = prefix_end::projected, Half half = {}, std::uint64_t wish_ns = 0,
+                         Wish wish = {}) {
   using clock = std::chrono::steady_clock;
   auto const start = clock::now();
   std::size_t done = 0;
   std::size_t b = first_gate_block;
   bool woke = false;
+  bool wished = wish_ns == 0;
   while (done < n) {
     std::size_t const end = done + std::min(b, n - done);
     block(done, end);
@@ -194,7 +202,14 @@ gate_result timed_prefix(std::size_t n, std::uint64_t budget_ns, Block block,
       woke = true;
       half();
     }
-    if ((projected_over || elapsed >= budget_ns) && done < n) {
+    bool const parallel = (projected_over || elapsed >= budget_ns) && done < n;
+    if (!wished && !parallel && elapsed >= wish_ns / 4 &&
+        static_cast<double>(elapsed) * static_cast<double>(n) >=
+            static_cast<double>(wish_ns) * static_cast<double>(done)) {
+      wished = true;
+      wish();
+    }
+    if (parallel) {
       double const per_element = static_cast<double>(elapsed) / static_cast<double>(done);
       double const want = static_cast<double>(target_block_ns) / std::max(per_element, 1e-3);
       double const capped = std::clamp(want, 1.0, static_cast<double>(1U << 20));
