@@ -25,13 +25,18 @@ class shared_queue {
     pending_.fetch_add(1, std::memory_order_relaxed);
   }
 
-  // The oldest task, or null.
+  // The oldest task, or null: also when another thread holds the lock. Idle workers all poll here (spinning,
+  // lingering, or a busy pool's); when a task arrives, those that see it at once would otherwise queue on
+  // the mutex, each sleeping in the kernel and each woken by the unlock before it, to find the queue empty.
+  // A worker that finds the lock held comes back on its next round, and one about to sleep does not while
+  // `pending_` is not zero (sleep.md "The lazy pool's rule", step 3), so nothing is stranded.
   [[nodiscard]] submission* take() noexcept {
     // relaxed: saves the lock when nothing is queued. A stale zero costs one round of the loop: a spinning
     // worker comes back, and a worker going to sleep re-checks after its fence (sleep.md "The lazy pool's
     // rule", step 4).
     if (pending_.load(std::memory_order_relaxed) == 0) return nullptr;
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return nullptr;
     submission* const s = head_;
     if (s == nullptr) return nullptr;
     head_ = s->next;
