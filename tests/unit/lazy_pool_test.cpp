@@ -115,6 +115,20 @@ TEST(LazyPool, ASecondCallSoonAfterTheFirstWakesAWorkerForTheNext) {
   EXPECT_TRUE(stays_asleep(no_wait)) << "a pool without a linger woke a worker ahead of work";
 }
 
+// The worker that takes a root wakes a second one to keep a thief awake (sleep.md, step 2). That one does not
+// linger after the root (sleep.md "Lingering"): it sleeps again as soon as no work is active, while the
+// worker that ran the root lingers.
+TEST(LazyPool, AWorkerWokenOnlyAsTheAwakeThiefDoesNotLinger) {
+  fj::lazy_pool pool(fj::pool_options{.workers = 2, .linger = std::chrono::seconds(2)});
+  ASSERT_TRUE(wait_until_all_asleep(pool));
+  EXPECT_EQ(fj::sync_wait(pool, tiny, 1), 2);
+  auto const deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  while (pool.sleeping() != 1 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  EXPECT_EQ(pool.sleeping(), 1u) << "the thief lingered, or the worker that ran the root did not";
+}
+
 class LazyPoolWakeups : public ::testing::TestWithParam<std::size_t> {};
 
 // "All asleep -> submit one tiny task -> wait for it", many times. Every few cycles the test waits until
